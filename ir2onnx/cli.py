@@ -1,0 +1,204 @@
+"""The ``ir2onnx`` command: convert, run, ops (and check / selftest, see harness.py)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import Ir2OnnxError
+
+EXIT_BAD_INPUT = 2
+
+
+def _add_convert(sub) -> None:
+    p = sub.add_parser(
+        "convert", help="convert an IR model to ONNX",
+        description="Convert an OpenVINO IR model (model.xml + model.bin) to ONNX. The output is "
+                    "checked with onnx.checker (full_check) and written atomically: on any error "
+                    "nothing is written.",
+        epilog="example:\n  ir2onnx convert model.xml -o model.onnx --opset 17\n"
+               "  ir2onnx convert model.xml -w weights.bin --external-data",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="the IR .xml file")
+    p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
+    p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml)")
+    p.add_argument("--opset", type=int, default=None, help="ONNX opset of the output (default 17)")
+    p.add_argument("--external-data", action="store_true",
+                   help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
+    p.set_defaults(func=cmd_convert)
+
+
+def _add_run(sub) -> None:
+    p = sub.add_parser(
+        "run", help="run a model on onnxruntime",
+        description="Run an ONNX model (or an IR model, converted first) on onnxruntime. Inputs "
+                    "not given with --input are random (normal floats, small integers), with "
+                    "dynamic dims from --shape or 1.",
+        epilog="example:\n  ir2onnx run model.onnx --input x=x.npy --save out.npz\n"
+               "  ir2onnx run model.xml --shape x=1,3,224,224 --provider cuda",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="a .onnx file, or an IR .xml file")
+    p.add_argument("-w", "--weights", help="the .bin file of an IR model")
+    _add_feed_args(p)
+    p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
+                   help="onnxruntime execution provider (default cpu)")
+    p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
+    p.set_defaults(func=cmd_run)
+
+
+def _add_feed_args(p) -> None:
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="feed input NAME from a .npy file (repeatable)")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
+                   help="shape of a generated input, e.g. x=1,3,224,224 (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (default 0)")
+
+
+def _add_ops(sub) -> None:
+    p = sub.add_parser(
+        "ops", help="list the supported IR operations",
+        description="List every supported (type, version) pair of IR layers.",
+        epilog="example:\n  ir2onnx ops\n  ir2onnx ops --markdown",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--markdown", action="store_true", help="print the README's support table")
+    p.set_defaults(func=cmd_ops)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ir2onnx",
+        description="Convert OpenVINO IR models to ONNX, run them on onnxruntime, and check that "
+                    "the two agree. Exit codes: 0 success, 1 outputs disagree (check), "
+                    "2 bad input or unsupported model.",
+        epilog="examples:\n  ir2onnx convert model.xml -o model.onnx\n  ir2onnx run model.onnx\n"
+               "  ir2onnx ops",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"ir2onnx {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    _add_convert(sub)
+    _add_run(sub)
+    _add_ops(sub)
+    from . import harness
+
+    harness.add_commands(sub)
+    return parser
+
+
+def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]]:
+    """``--input NAME=FILE.npy`` and ``--shape NAME=DIMS`` into dicts."""
+    from .runtime import parse_dims_arg
+
+    given, shapes = {}, {}
+    for item in args.input:
+        name, sep, path = item.partition("=")
+        if not sep or not name:
+            raise Ir2OnnxError(f"--input '{item}': expected NAME=FILE.npy")
+        try:
+            given[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise Ir2OnnxError(f"--input {name}: cannot read '{path}': {e}") from None
+    for item in args.shape:
+        name, sep, dims = item.partition("=")
+        if not sep or not name:
+            raise Ir2OnnxError(f"--shape '{item}': expected NAME=DIMS such as x=1,3,224,224")
+        shapes[name] = parse_dims_arg(dims)
+    return given, shapes
+
+
+def _opset(args) -> int:
+    from .lowering.convert import DEFAULT_OPSET
+
+    return DEFAULT_OPSET if args.opset is None else args.opset
+
+
+def cmd_convert(args) -> int:
+    from .api import convert_file
+
+    start = time.perf_counter()
+    out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
+    convert_file(args.model, out, args.weights, opset=_opset(args),
+                 external_data=True if args.external_data else None)
+    print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return 0
+
+
+def _summary(name: str, value: np.ndarray) -> str:
+    head = f"{name}: shape {list(value.shape)} {value.dtype}"
+    if value.size == 0:
+        return head + " (empty)"
+    flat = value.reshape(-1)
+    if value.dtype.kind in "fiub" and value.dtype != np.bool_:
+        f = flat.astype(np.float64)
+        head += f"  min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g}"
+    return head + "\n  " + np.array2string(flat[:8], separator=", ") + (" ..." if flat.size > 8 else "")
+
+
+def cmd_run(args) -> int:
+    from . import runtime
+
+    given, shapes = parse_feeds(args)
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
+        model = Path(args.model)
+        if model.suffix.lower() == ".xml":
+            from .api import convert_file
+
+            model = convert_file(model, Path(tmp) / (model.stem + ".onnx"), args.weights)
+        elif not model.is_file():
+            raise Ir2OnnxError(f"model file '{model}' not found")
+        try:
+            sess = runtime.session(model, args.provider)
+        except Ir2OnnxError:
+            raise
+        except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
+            raise Ir2OnnxError(f"onnxruntime cannot load '{model}': {str(e).strip().splitlines()[0]}") from None
+        feeds = runtime.make_inputs(sess, given, shapes, seed=args.seed)
+        outputs = runtime.run(sess, feeds)
+    for name, value in feeds.items():
+        print(_summary(f"input {name}", value))
+    for name, value in outputs.items():
+        print(_summary(f"output {name}", value))
+    if args.save:
+        np.savez(args.save, **outputs)
+        print(f"saved {len(outputs)} output(s) to {args.save}", file=sys.stderr)
+    return 0
+
+
+def cmd_ops(args) -> int:
+    from .support import support_table, supported_pairs
+
+    if args.markdown:
+        print(support_table())
+    else:
+        for op_type, version in supported_pairs():
+            print(f"{op_type}-{version}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except Ir2OnnxError as e:
+        print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("ir2onnx: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug in ir2onnx: say so in one line unless debugging
+        if os.environ.get("IR2ONNX_DEBUG"):
+            raise
+        print(f"ir2onnx: internal error ({type(e).__name__}: {e}); set IR2ONNX_DEBUG=1 for a "
+              f"traceback and please report it", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

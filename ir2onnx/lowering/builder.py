@@ -1,0 +1,194 @@
+"""The one place ONNX nodes and initializers are made while lowering.
+
+``b.Reshape(x, shape)`` emits a node (any ONNX op name works as a method) and returns its
+output name; ``b.Split(x, _outputs=2, axis=0)`` returns a list. Inputs may be names, :class:`Value`
+objects or ``None`` (an omitted optional input). ``b.const(array)`` adds a small initializer
+(equal constants are shared). Large weights are not copied here: a Const layer's bytes stay in
+the .bin until the model is materialized or streamed to disk (see :mod:`ir2onnx.writer`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from ..ir.element_types import ElementType, from_numpy
+from ..ir.graph import ConstData, Shape
+
+TensorData = Union[ConstData, np.ndarray]
+
+
+@dataclass
+class TensorEntry:
+    """An initializer: name, type, dims, and where its bytes come from (not copied yet)."""
+
+    name: str
+    etype: ElementType
+    dims: tuple[int, ...]
+    data: TensorData
+
+    @property
+    def nbytes(self) -> int:
+        return self.data.size if isinstance(self.data, ConstData) else len(pack(self.data, self.etype))
+
+    def raw_bytes(self) -> bytes | memoryview:
+        """The packed bytes as ONNX stores them in raw_data."""
+        if isinstance(self.data, ConstData):
+            return memoryview(self.data.raw())
+        return pack(self.data, self.etype)
+
+    def skeleton(self) -> TensorProto:
+        """A TensorProto with everything but the data."""
+        t = TensorProto(name=self.name, data_type=self.etype.onnx)
+        t.dims.extend(self.dims)
+        return t
+
+
+def pack(array: np.ndarray, etype: ElementType) -> bytes:
+    """Bytes of ``array`` in ONNX raw_data layout (4-bit types packed, low nibble first)."""
+    if etype.bits == 4:
+        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 0x0F
+        if flat.size % 2:
+            flat = np.append(flat, 0)
+        return ((flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)).tobytes()
+    if etype.bits == 2:
+        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 3
+        flat = np.append(flat, np.zeros((-flat.size) % 4, np.int64))
+        return (flat[0::4] | flat[1::4] << 2 | flat[2::4] << 4 | flat[3::4] << 6).astype(np.uint8).tobytes()
+    return np.ascontiguousarray(array, dtype=etype.numpy).tobytes()
+
+
+class Value:
+    """A tensor while lowering: ONNX name, IR element type, partial shape, constant when known.
+
+    A constant's ONNX initializer is only created when someone asks for :attr:`name`, so values
+    that are folded away at convert time (shapes, block sizes ...) leave nothing in the model.
+    """
+
+    def __init__(self, builder: "Builder", etype: ElementType, shape: Shape, *, name: str | None = None,
+                 const: np.ndarray | Callable[[], np.ndarray] | None = None,
+                 source: ConstData | None = None, hint: str = "const",
+                 unrepresentable: Exception | None = None):
+        self._b, self.etype, self.shape = builder, etype, shape
+        self._name, self._const, self._source, self._hint = name, const, source, hint
+        self._unrepresentable = unrepresentable  # raised if an ONNX tensor is ever needed
+        # Set by a lowering whose output can absorb a following Add exactly (ConvTranspose bias):
+        # absorb_add(other: Value) -> Value | None, called by the Add lowering before emitting Add.
+        self.absorb_add: Callable[["Value"], "Value | None"] | None = None
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            if self._unrepresentable is not None:
+                raise self._unrepresentable
+            data = self._source if self._source is not None else self.value()
+            self._name = self._b.add_initializer(data, self.etype, self._hint)
+        return self._name
+
+    @property
+    def is_const(self) -> bool:
+        return self._const is not None
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    def value(self) -> np.ndarray:
+        """The constant's values (raises if the value is only known at run time)."""
+        if self._const is None:
+            raise ValueError(f"{self._name} is not a constant")
+        if callable(self._const):
+            self._const = self._const()
+        return self._const
+
+    def __repr__(self) -> str:
+        return f"Value({self._name or '<const>'}, {self.etype.name}, {self.shape})"
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.:/\-]")
+
+
+class Builder:
+    """Collects nodes, initializers and graph inputs/outputs for one ONNX graph."""
+
+    def __init__(self, opset: int):
+        self.opset = opset
+        self.nodes: list[onnx.NodeProto] = []
+        self.tensors: list[TensorEntry] = []
+        self.inputs: list[onnx.ValueInfoProto] = []
+        self.outputs: list[onnx.ValueInfoProto] = []
+        self._used: set[str] = set()
+        self._small: dict[tuple, str] = {}
+        self.layer_name = "node"  # prefix for node names, set per layer by the converter
+
+    def unique(self, hint: str) -> str:
+        base = _SAFE.sub("_", hint) or "t"
+        name, i = base, 1
+        while name in self._used:
+            name = f"{base}_{i}"
+            i += 1
+        self._used.add(name)
+        return name
+
+    def reserve(self, name: str) -> str:
+        """Claim an exact name (graph inputs and outputs); returns it."""
+        if name in self._used:
+            raise ValueError(f"tensor name '{name}' is used twice")
+        self._used.add(name)
+        return name
+
+    # -- nodes -------------------------------------------------------------------------
+    def op(self, op_type: str, *inputs: Any, _outputs: int = 1, _names: list[str] | None = None,
+           **attrs: Any) -> Any:
+        ins = ["" if x is None else (x.name if isinstance(x, Value) else x) for x in inputs]
+        outs = _names or [self.unique(f"{self.layer_name}/{op_type}") for _ in range(_outputs)]
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        node = helper.make_node(op_type, ins, outs, name=self.unique(f"{self.layer_name}/{op_type}#"), **attrs)
+        self.nodes.append(node)
+        return outs[0] if _outputs == 1 and _names is None else outs
+
+    def __getattr__(self, op_type: str) -> Callable[..., Any]:
+        if not op_type[:1].isupper():
+            raise AttributeError(op_type)
+        return lambda *inputs, **attrs: self.op(op_type, *inputs, **attrs)
+
+    # -- constants -----------------------------------------------------------------------
+    def add_initializer(self, data: TensorData, etype: ElementType, hint: str = "const") -> str:
+        dims = data.shape
+        if isinstance(data, np.ndarray) and data.size <= 16:
+            key = (etype.name, dims, pack(data, etype))
+            if key in self._small:
+                return self._small[key]
+        name = self.unique(hint)
+        self.tensors.append(TensorEntry(name, etype, tuple(int(d) for d in dims), data))
+        if isinstance(data, np.ndarray) and data.size <= 16:
+            self._small[key] = name
+        return name
+
+    def const(self, values: Any, dtype: Any = np.int64, hint: str = "const") -> str:
+        """Name of an initializer holding ``values`` (np.int64 unless ``dtype`` says otherwise)."""
+        array = np.asarray(values, dtype=dtype)
+        return self.add_initializer(array, from_numpy(array.dtype), hint)
+
+    def value(self, name: str, etype: ElementType, shape: Shape) -> Value:
+        return Value(self, etype, shape, name=name)
+
+    def const_value(self, array: np.ndarray, hint: str = "const") -> Value:
+        """A constant :class:`Value`; its initializer is made only if it is used."""
+        array = np.asarray(array)
+        return Value(self, from_numpy(array.dtype), array.shape, const=array, hint=hint)
+
+    # -- graph inputs / outputs ------------------------------------------------------------
+    def value_info(self, name: str, etype: ElementType, shape: Shape,
+                   dim_prefix: str | None = None) -> onnx.ValueInfoProto:
+        """Type and partial shape; dynamic dims get symbolic names ``{dim_prefix}_d{i}`` when a
+        prefix is given (graph inputs), else stay anonymous (graph outputs)."""
+        if shape is None:
+            return helper.make_tensor_value_info(name, etype.onnx, None)
+        dims = [d if d is not None else (f"{dim_prefix}_d{i}" if dim_prefix else None)
+                for i, d in enumerate(shape)]
+        return helper.make_tensor_value_info(name, etype.onnx, dims)

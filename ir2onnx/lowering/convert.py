@@ -1,0 +1,124 @@
+"""Walk an IR graph in topological order and lower every layer into one ONNX graph."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from .. import __version__
+from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
+from ..ir.element_types import ElementType, from_numpy
+from ..ir.graph import Graph, Layer
+from .builder import Builder, TensorEntry, Value
+from .registry import lowering_for
+
+DEFAULT_OPSET = 17
+MIN_OPSET = 14
+
+
+def max_opset() -> int:
+    """The newest ONNX opset the installed onnx package knows."""
+    return onnx.defs.onnx_opset_version()
+
+
+@dataclass
+class Context:
+    """What a lowering sees besides its layer and inputs."""
+
+    b: Builder
+    graph: Graph
+    opset: int
+    names: dict = field(default_factory=dict)
+
+    def require_opset(self, layer: Layer, opset: int, what: str) -> None:
+        if self.opset < opset:
+            raise UnsupportedLayer(layer, f"{what} needs ONNX opset >= {opset} (converting with opset {self.opset}; use --opset {opset})")
+
+    def onnx_type(self, layer: Layer, etype: ElementType) -> int:
+        """The ONNX data type for ``etype``, or a clear error naming the layer."""
+        if etype.onnx is None:
+            raise UnsupportedLayer(layer, f"element type {etype.name} has no ONNX counterpart")
+        self.require_opset(layer, etype.min_opset, f"element type {etype.name}")
+        return etype.onnx
+
+
+@dataclass
+class Converted:
+    """An ONNX model whose initializer bytes are not copied yet (see :mod:`ir2onnx.writer`)."""
+
+    model: onnx.ModelProto  # initializers absent; `tensors` lists them
+    tensors: list[TensorEntry]
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(t.nbytes for t in self.tensors)
+
+    def to_model_proto(self) -> onnx.ModelProto:
+        """A complete ModelProto with every initializer's bytes copied in."""
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        for t in self.tensors:
+            proto = t.skeleton()
+            proto.raw_data = bytes(t.raw_bytes())
+            model.graph.initializer.append(proto)
+        return model
+
+
+def check_supported(graph: Graph) -> None:
+    """Raise one :class:`UnsupportedLayers` that lists every layer without a lowering."""
+    missing = [(l, "no lowering for this operation version") for l in graph.order
+               if lowering_for(l.type, l.version) is None]
+    if missing:
+        raise UnsupportedLayers(missing)
+
+
+def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
+    """Lower ``graph`` into an ONNX model of the given default-domain opset."""
+    if not MIN_OPSET <= opset <= max_opset():
+        raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
+    check_supported(graph)
+    b = Builder(opset)
+    ctx = Context(b, graph, opset)
+    values: dict[tuple[str, int], Value | None] = {}
+    problems: list[tuple[Layer, str]] = []
+    for layer in graph.order:
+        inputs = [values[(s.layer, s.output)] for s in layer.sources]
+        if any(v is None for v in inputs):  # downstream of a layer that already failed
+            values.update({(layer.id, i): None for i in range(len(layer.outputs))})
+            continue
+        b.layer_name = layer.name
+        try:
+            outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
+        except InvalidLayer as e:
+            problems.append((layer, e.reason))
+            values.update({(layer.id, i): None for i in range(len(layer.outputs))})
+            continue
+        for i, port in enumerate(layer.outputs):
+            values[(layer.id, i)] = _as_value(b, outs[i], port)
+    if len(problems) == 1:
+        layer, reason = problems[0]
+        raise InvalidLayer(layer, reason)
+    if problems:
+        raise UnsupportedLayers(problems)
+    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, b.outputs)
+    model = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
+        producer_version=__version__,
+        ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
+    )
+    helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
+    return Converted(model, b.tensors)
+
+
+def _as_value(b: Builder, out, port) -> Value:
+    if isinstance(out, Value):
+        return out
+    if isinstance(out, np.ndarray):
+        return Value(b, from_numpy(out.dtype), out.shape, const=out)
+    return Value(b, port.etype, port.shape, name=out)
+
+
+def _safe_graph_name(name: str) -> str:
+    return name or "model"

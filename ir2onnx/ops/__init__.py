@@ -1,0 +1,7 @@
+"""Op lowerings. Each module registers its lowerings with ``@lowers``; the list is explicit so
+that a missing module fails at import and grep finds every op."""
+from . import core  # noqa: F401  Parameter, Const, Result, Convert
+from . import batch_to_space  # noqa: F401  BatchToSpace-2, SpaceToBatch-2
+from . import depth_to_space  # noqa: F401  DepthToSpace-1, SpaceToDepth-1
+from . import convolution_backprop_data  # noqa: F401  (Group)ConvolutionBackpropData-1
+from . import reshape  # noqa: F401  Reshape-1 and the shape ops around it

@@ -1,0 +1,1 @@
+"""NumPy reference implementations of the IR operations (see registry.py)."""

@@ -1,0 +1,124 @@
+"""onnxruntime sessions, providers and input generation."""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import onnxruntime as ort
+
+from .errors import Ir2OnnxError
+
+PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+
+# onnxruntime's input type strings -> numpy dtypes
+_ORT_TYPES = {
+    "tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
+    "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(int32)": np.int32,
+    "tensor(int64)": np.int64, "tensor(uint8)": np.uint8, "tensor(uint16)": np.uint16,
+    "tensor(uint32)": np.uint32, "tensor(uint64)": np.uint64, "tensor(bool)": np.bool_,
+}
+
+
+def _ml_dtype(name: str):
+    import ml_dtypes
+
+    return {"tensor(bfloat16)": ml_dtypes.bfloat16, "tensor(float8e4m3fn)": ml_dtypes.float8_e4m3fn,
+            "tensor(float8e5m2)": ml_dtypes.float8_e5m2}.get(name)
+
+
+def available_providers() -> list[str]:
+    """Our short names (cpu, cuda) of the providers this onnxruntime build offers."""
+    have = set(ort.get_available_providers())
+    return [short for short, full in PROVIDERS.items() if full in have]
+
+
+def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None) -> ort.InferenceSession:
+    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback."""
+    if provider not in PROVIDERS:
+        raise Ir2OnnxError(f"unknown provider '{provider}': choose {', '.join(PROVIDERS)}")
+    full = PROVIDERS[provider]
+    if full not in ort.get_available_providers():
+        raise Ir2OnnxError(f"provider '{provider}' is not available in this onnxruntime "
+                           f"(install 'ir2onnx[gpu]' and a CUDA driver for cuda)")
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    if threads:
+        opts.intra_op_num_threads = threads
+    model = model if isinstance(model, bytes) else os.fspath(model)
+    sess = ort.InferenceSession(model, opts, providers=[full])
+    if provider == "cuda" and sess.get_providers()[0] != full:
+        raise Ir2OnnxError("onnxruntime could not start the CUDA provider (no GPU or no driver?)")
+    return sess
+
+
+def input_dtype(type_str: str):
+    dtype = _ORT_TYPES.get(type_str) or _ml_dtype(type_str)
+    if dtype is None:
+        raise Ir2OnnxError(f"cannot make inputs of type {type_str}")
+    return np.dtype(dtype)
+
+
+def random_array(shape, dtype, rng: np.random.Generator) -> np.ndarray:
+    """Values that exercise an op without overflow: normal floats, small integers, random bools."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        low = -8 if dtype.kind == "i" else 0
+        return rng.integers(low, 9, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+
+
+def parse_dims_arg(text: str) -> tuple[int, ...]:
+    """``1,3,224,224`` (or ``1x3x224x224``) -> a tuple; ``""`` is a scalar."""
+    parts = [p for p in re.split(r"[,x ]", text.strip()) if p]
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        raise Ir2OnnxError(f"bad shape '{text}': expected integers such as 1,3,224,224") from None
+    if any(d < 0 for d in dims):
+        raise Ir2OnnxError(f"bad shape '{text}': dims must be >= 0")
+    return dims
+
+
+def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None = None,
+                shapes: dict[str, tuple[int, ...]] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
+    """Feeds for every session input: ``given`` arrays as they are, others random.
+
+    A dynamic dim takes its value from ``shapes`` or, when not given, 1.
+    """
+    given, shapes = dict(given or {}), dict(shapes or {})
+    names = [i.name for i in sess.get_inputs()]
+    for name in list(given) + list(shapes):
+        if name not in names:
+            raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(names)})")
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for info in sess.get_inputs():
+        dtype = input_dtype(info.type)
+        if info.name in given:
+            arr = np.asarray(given[info.name])
+            if arr.dtype != dtype:
+                raise Ir2OnnxError(f"input '{info.name}' must be {dtype}, the file holds {arr.dtype}")
+            feeds[info.name] = arr
+            continue
+        if info.name in shapes:
+            shape = shapes[info.name]
+            if len(shape) != len(info.shape) or any(isinstance(d, int) and d != s for d, s in zip(info.shape, shape)):
+                raise Ir2OnnxError(f"--shape {info.name}={','.join(map(str, shape))} does not fit the "
+                                   f"input's shape {info.shape}")
+        else:
+            shape = tuple(d if isinstance(d, int) else 1 for d in info.shape)
+        feeds[info.name] = random_array(shape, dtype, rng)
+    return feeds
+
+
+def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run and return ``{output name: array}`` in the model's output order."""
+    names = [o.name for o in sess.get_outputs()]
+    try:
+        values = sess.run(names, feeds)
+    except Exception as e:  # onnxruntime raises its own exception types for bad feeds
+        raise Ir2OnnxError(f"onnxruntime failed: {str(e).strip().splitlines()[0]}") from None
+    return dict(zip(names, values))

@@ -1,0 +1,152 @@
+"""Write a :class:`~ir2onnx.lowering.convert.Converted` model to disk: streamed, checked, atomic.
+
+The initializers' bytes are never gathered into one in-memory protobuf. The file is written as
+the model without initializers followed by one ``graph { initializer { ... } }`` fragment per
+tensor: protobuf merges repeated occurrences of a message field, so the result is the same
+ModelProto that ``SerializeToString`` would give, but peak memory stays near one tensor.
+With external data the bytes are copied from the .bin into ``OUT.onnx.data`` by the kernel
+(``os.copy_file_range`` / ``sendfile``), without passing through Python memory.
+
+Everything is written into a temporary folder beside the output, checked with
+``onnx.checker.check_model(full_check=True)`` and only then renamed into place, so a failure
+leaves no partial file.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import onnx
+from onnx import TensorProto
+
+from .errors import Ir2OnnxError
+from .ir.graph import ConstData
+from .lowering.builder import TensorEntry
+from .lowering.convert import Converted
+
+PROTOBUF_LIMIT = 2**31 - 1
+EXTERNAL_THRESHOLD = 1024  # tensors at least this big go to the .data file (as onnx does)
+_GRAPH_FIELD, _INITIALIZER_FIELD, _RAW_DATA_FIELD = 7, 5, 9
+_CHUNK = 64 * 2**20
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, length: int) -> bytes:
+    """The key and length prefix of a length-delimited field."""
+    return _varint(number << 3 | 2) + _varint(length)
+
+
+def _copy_range(src: ConstData, dst) -> None:
+    """Copy a Const's bytes from the .bin into the open file ``dst``, kernel to kernel."""
+    dst.flush()
+    with open(src.bin.path, "rb") as f:
+        offset, left = src.offset, src.size
+        while left:
+            try:
+                n = os.copy_file_range(f.fileno(), dst.fileno(), min(left, _CHUNK), offset)
+            except (AttributeError, OSError):
+                f.seek(offset)
+                n = len(chunk := f.read(min(left, _CHUNK)))
+                dst.write(chunk)
+                dst.flush()
+            if n == 0:
+                raise Ir2OnnxError(f"'{src.bin.path}' ended early while copying weights")
+            offset += n
+            left -= n
+    dst.seek(0, os.SEEK_END)
+
+
+def _write_bytes(t: TensorEntry, out) -> None:
+    if isinstance(t.data, ConstData):
+        _copy_range(t.data, out)
+    else:
+        out.write(t.raw_bytes())
+
+
+def _stream_single(conv: Converted, path: Path) -> None:
+    with open(path, "wb") as out:
+        out.write(conv.model.SerializeToString())
+        for t in conv.tensors:
+            meta = t.skeleton().SerializeToString()
+            n = t.nbytes
+            tensor = meta + _field(_RAW_DATA_FIELD, n)
+            tensor_len = len(tensor) + n
+            out.write(_field(_GRAPH_FIELD, len(_field(_INITIALIZER_FIELD, tensor_len)) + tensor_len))
+            out.write(_field(_INITIALIZER_FIELD, tensor_len))
+            out.write(tensor)
+            _write_bytes(t, out)
+
+
+def _stream_external(conv: Converted, path: Path) -> None:
+    model = onnx.ModelProto()
+    model.CopyFrom(conv.model)
+    data_name = path.name + ".data"
+    with open(path.parent / data_name, "wb") as data:
+        for t in conv.tensors:
+            proto = t.skeleton()
+            if t.nbytes < EXTERNAL_THRESHOLD:
+                proto.raw_data = bytes(t.raw_bytes())
+            else:
+                pad = (-data.tell()) % 4096  # page-aligned, so runtimes can map tensors directly
+                data.write(b"\0" * pad)
+                offset = data.tell()
+                _write_bytes(t, data)
+                proto.data_location = TensorProto.EXTERNAL
+                for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
+                    entry = proto.external_data.add()
+                    entry.key, entry.value = key, str(value)
+            model.graph.initializer.append(proto)
+    with open(path, "wb") as out:
+        out.write(model.SerializeToString())
+
+
+def needs_external_data(conv: Converted) -> bool:
+    """True when one protobuf file cannot hold the model (2 GiB limit, with room for the graph)."""
+    return conv.weight_bytes + conv.model.ByteSize() + 64 * 2**20 > PROTOBUF_LIMIT
+
+
+def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | None = None,
+         check: bool = True) -> Path:
+    """Write ``conv`` to ``output`` (plus ``output.data`` with external data), atomically.
+
+    ``external_data=None`` chooses external data only when the model is over the protobuf limit.
+    """
+    output = Path(output)
+    if external_data is None:
+        external_data = needs_external_data(conv)
+        if external_data:
+            print(f"ir2onnx: the weights ({conv.weight_bytes / 2**30:.2f} GiB) exceed one protobuf; "
+                  f"writing them to {output.name}.data", file=sys.stderr)
+    elif not external_data and needs_external_data(conv):
+        raise Ir2OnnxError("the model is over 2 GiB and cannot be one file: use external data")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp", dir=output.parent))
+    try:
+        tmp = tmpdir / output.name
+        (_stream_external if external_data else _stream_single)(conv, tmp)
+        if check:
+            try:
+                onnx.checker.check_model(str(tmp), full_check=True)
+            except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise Ir2OnnxError(f"internal error: the ONNX model failed onnx.checker: {first}") from e
+        if external_data:
+            os.replace(tmpdir / (output.name + ".data"), output.parent / (output.name + ".data"))
+        os.replace(tmp, output)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return output

@@ -1,0 +1,1 @@
+"""Op schema data files (installed as the ``ir2onnx._opsets`` package); see ir2onnx/ir/schema.py."""

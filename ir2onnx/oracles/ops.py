@@ -4,3 +4,5 @@ from . import batch_to_space  # noqa: F401
 from . import depth_to_space  # noqa: F401
 from . import convolution_backprop_data  # noqa: F401
 from . import reshape  # noqa: F401
+from . import shape_ops  # noqa: F401
+from . import eltwise  # noqa: F401

@@ -9,6 +9,7 @@ import onnxruntime as ort
 
 from .errors import Ir2OnnxError
 
+MAX_GENERATED_BYTES = 4 * 2**30  # refuse to generate random inputs larger than this
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
 
 # onnxruntime's input type strings -> numpy dtypes
@@ -110,15 +111,87 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
                                    f"input's shape {info.shape}")
         else:
             shape = tuple(d if isinstance(d, int) else 1 for d in info.shape)
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes > MAX_GENERATED_BYTES:
+            raise Ir2OnnxError(f"input '{info.name}' of shape {list(shape)} would need "
+                               f"{nbytes / 2**30:.1f} GiB; give smaller dims with --shape or a file with --input")
         feeds[info.name] = random_array(shape, dtype, rng)
     return feeds
 
 
-def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Run and return ``{output name: array}`` in the model's output order."""
-    names = [o.name for o in sess.get_outputs()]
+def _ml_onnx_types() -> dict:
+    import ml_dtypes
+    from onnx import TensorProto
+
+    return {np.dtype(ml_dtypes.bfloat16): TensorProto.BFLOAT16,
+            np.dtype(ml_dtypes.float8_e4m3fn): TensorProto.FLOAT8E4M3FN,
+            np.dtype(ml_dtypes.float8_e5m2): TensorProto.FLOAT8E5M2}
+
+
+def _ort_output(value, type_str: str) -> np.ndarray:
+    """An output as numpy; f8 outputs come back as uint8 bits and are viewed as ml_dtypes."""
     try:
-        values = sess.run(names, feeds)
+        array = value.numpy()
+    except Exception:
+        raise Ir2OnnxError(f"onnxruntime's Python API cannot return {type_str} outputs") from None
+    return _viewed(array, type_str)
+
+
+def _viewed(array: np.ndarray, type_str: str) -> np.ndarray:
+    want = _ml_dtype(type_str)
+    return array.view(want) if want is not None and array.dtype != want else array
+
+
+def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run and return ``{output name: array}`` in the model's output order.
+
+    bf16 and f8 arrays (ml_dtypes) are fed through OrtValues, which plain ``run`` cannot take.
+    """
+    names = [o.name for o in sess.get_outputs()]
+    ml = _ml_onnx_types()
+    try:
+        types = {o.name: o.type for o in sess.get_outputs()}
+        if not any(np.asarray(v).dtype in ml for v in feeds.values()):
+            return {n: _viewed(v, types[n]) for n, v in zip(names, sess.run(names, feeds))}
+        ort_feeds = {}
+        for k, v in feeds.items():
+            v = np.ascontiguousarray(v)
+            ort_feeds[k] = (ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
+                v.view(np.uint16 if v.itemsize == 2 else np.uint8), ml[v.dtype])
+                if v.dtype in ml else ort.OrtValue.ortvalue_from_numpy(v))
+        values = sess.run_with_ort_values(names, ort_feeds)
+        return {n: _ort_output(v, types[n]) for n, v in zip(names, values)}
+    except Ir2OnnxError:
+        raise
     except Exception as e:  # onnxruntime raises its own exception types for bad feeds
         raise Ir2OnnxError(f"onnxruntime failed: {str(e).strip().splitlines()[0]}") from None
-    return dict(zip(names, values))
+
+
+_ORT_MAX_OPSET: int | None = None
+
+
+def ort_max_opset(upper: int) -> int:
+    """The newest default-domain opset (<= ``upper``) the installed onnxruntime can load.
+
+    onnxruntime has no API for it, so a one-node model is loaded per candidate (a few ms, cached).
+    """
+    global _ORT_MAX_OPSET
+    if _ORT_MAX_OPSET is None:
+        from onnx import TensorProto, helper
+
+        _ORT_MAX_OPSET = 0
+        for opset in range(upper, 0, -1):
+            x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+            g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
+            ids = [helper.make_opsetid("", opset)]
+            m = helper.make_model(g, opset_imports=ids, ir_version=helper.find_min_ir_version_for(ids))
+            try:
+                opts = ort.SessionOptions()
+                opts.log_severity_level = 4
+                ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+            except Exception:
+                continue
+            _ORT_MAX_OPSET = opset
+            break
+    return _ORT_MAX_OPSET

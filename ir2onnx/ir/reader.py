@@ -137,6 +137,8 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
         _check_io_counts(layer, all_schemas)
         if layer.type == "Const":
             layer.const = _const_data(layer, binfile, bin_path)
+        elif layer.type == "Parameter":
+            _check_parameter(layer)
     order = _topological_order(layers, file_order)
     params = [l for l in layers.values() if l.type == "Parameter"]
     results = [l for l in layers.values() if l.type == "Result"]
@@ -180,6 +182,20 @@ def _check_io_counts(layer: Layer, all_schemas) -> None:
     if n < schema.min_inputs or (hi is not None and n > hi):
         want = f"{schema.min_inputs}" if hi == schema.min_inputs else f"{schema.min_inputs}..{hi if hi is not None else 'N'}"
         raise InvalidLayer(layer, f"has {n} input(s), the operation takes {want}")
+
+
+def _check_parameter(layer: Layer) -> None:
+    """The ``shape`` attribute and the output port's dims must describe the same tensor."""
+    shape, port = layer.attrs.get("shape"), layer.outputs[0] if layer.outputs else None
+    if port is None:
+        raise InvalidLayer(layer, "a Parameter needs one output port")
+    if shape is None or not port.shape and shape != ():  # dynamic rank: ports carry no dims
+        return
+    agree = len(shape) == len(port.shape) and all(
+        a is None or b is None or a == b for a, b in zip(shape, port.shape))
+    if not agree:
+        raise InvalidLayer(layer, f"shape attribute {list(shape)} disagrees with its output port "
+                                  f"dims {list(port.shape)}")
 
 
 def _const_data(layer: Layer, binfile: BinFile | None, bin_path: Path) -> ConstData:

@@ -134,6 +134,9 @@ class Builder:
         self._used.add(name)
         return name
 
+    def is_free(self, name: str) -> bool:
+        return name not in self._used
+
     def reserve(self, name: str) -> str:
         """Claim an exact name (graph inputs and outputs); returns it."""
         if name in self._used:

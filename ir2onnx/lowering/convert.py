@@ -79,6 +79,7 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     check_supported(graph)
+    _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
     ctx = Context(b, graph, opset)
     values: dict[tuple[str, int], Value | None] = {}
@@ -91,8 +92,9 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         b.layer_name = layer.name
         try:
             outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
-        except InvalidLayer as e:
-            problems.append((layer, e.reason))
+        except InvalidLayer as e:  # e.layer may be an input's producer (a Const ONNX cannot hold)
+            if all(e.layer is not l or e.reason != r for l, r in problems):
+                problems.append((e.layer, e.reason))
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
             continue
         for i, port in enumerate(layer.outputs):
@@ -110,6 +112,18 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     )
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     return Converted(model, b.tensors)
+
+
+def _warn_if_ort_cannot_load(opset: int) -> None:
+    from ..runtime import ort_max_opset
+
+    newest = ort_max_opset(max_opset())
+    if opset > newest:
+        import onnxruntime
+        import sys
+
+        print(f"ir2onnx: warning: onnxruntime {onnxruntime.__version__} loads models up to opset "
+              f"{newest}; the opset {opset} model is valid ONNX but it cannot run it", file=sys.stderr)
 
 
 def _as_value(b: Builder, out, port) -> Value:

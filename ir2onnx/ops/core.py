@@ -50,10 +50,14 @@ def result(ctx, layer, inputs):
     src_layer, index = ctx.graph.producer(layer, 0)
     port = src_layer.outputs[index]
     x = inputs[0]
+    source = x.name  # first: a Const that ONNX cannot hold reports itself here
     etype = x.etype or port.etype
     ctx.onnx_type(layer, etype)
-    name = ctx.b.reserve(port_name(src_layer, port) if port.names else layer.name)
-    ctx.b.Identity(x, _names=[name])
+    name = port_name(src_layer, port) if port.names else layer.name
+    # a tensor that is also a graph input (Parameter -> Result) or feeds two Results keeps its
+    # name once; the other output is named after its Result layer
+    name = ctx.b.reserve(name) if ctx.b.is_free(name) else ctx.b.unique(layer.name)
+    ctx.b.Identity(source, _names=[name])
     shape = port.shape if port.shape or x.shape == () else x.shape  # no <dim>s: scalar or unknown rank
     ctx.b.outputs.append(ctx.b.value_info(name, etype, shape))
     return []
@@ -77,4 +81,6 @@ def convert(ctx, layer, inputs):
         ctx.onnx_type(layer, dst)
         return [Value(ctx.b, dst, x.shape, const=lambda: convert_array(x.value(), dst.numpy), hint=layer.name)]
     ctx.onnx_type(layer, x.etype)
-    return [ctx.b.Cast(x, to=ctx.onnx_type(layer, dst))]
+    # a Value, not a bare name: OpenVINO sometimes writes the source precision on the output port
+    # of a decompression Convert; destination_type is the truth
+    return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=ctx.onnx_type(layer, dst)))]

@@ -1,0 +1,216 @@
+"""Every kind of bad input: a one-line message on stderr, exit code 2, and no output file."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ir2onnx.cli import main
+from ir2onnx.testing import IRWriter
+from util import convert_model
+
+
+def _run_convert(capsys, xml, out, *extra):
+    code = main(["convert", str(xml), "-o", str(out), *extra])
+    err = capsys.readouterr().err.strip()
+    return code, err
+
+
+def _assert_refused(capsys, tmp_path, xml, pattern, *extra):
+    out = tmp_path / "out.onnx"
+    code, err = _run_convert(capsys, xml, out, *extra)
+    assert code == 2, err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("ir2onnx: error: ")
+    assert "Traceback" not in err
+    assert re.search(pattern, err), err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []  # no temp left
+
+
+@pytest.fixture
+def good(tmp_path):
+    return convert_model(tmp_path / "m.xml")
+
+
+def _edit(xml, old, new, count=1):
+    text = xml.read_text()
+    assert old in text, old
+    xml.write_text(text.replace(old, new, count))
+    return xml
+
+
+def test_good_model_converts(capsys, tmp_path, good):
+    code, err = _run_convert(capsys, good, tmp_path / "out.onnx")
+    assert code == 0, err
+    assert (tmp_path / "out.onnx").stat().st_size > 0
+
+
+def test_malformed_xml(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, "<edges>", "<edges><oops>"), "not well-formed XML")
+
+
+def test_truncated_xml(capsys, tmp_path, good):
+    good.write_bytes(good.read_bytes()[:200])
+    _assert_refused(capsys, tmp_path, good, "not well-formed XML")
+
+
+def test_non_utf8(capsys, tmp_path, good):
+    good.write_bytes(good.read_bytes().replace(b'name="tiny"', b'name="t\xffy"'))
+    _assert_refused(capsys, tmp_path, good, "not UTF-8")
+
+
+@pytest.mark.parametrize("doctype", [
+    '<!DOCTYPE net [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>',
+    '<!DOCTYPE net SYSTEM "http://example.invalid/evil.dtd">',
+    '<!DOCTYPE net [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+])
+def test_dtd_and_entities_refused(capsys, tmp_path, good, doctype):
+    _edit(good, '<?xml version="1.0"?>\n', '<?xml version="1.0"?>\n' + doctype)
+    _assert_refused(capsys, tmp_path, good, "DTDs and entities are not allowed")
+
+
+def test_missing_bin(capsys, tmp_path, good):
+    good.with_suffix(".bin").unlink()
+    _assert_refused(capsys, tmp_path, good, r"weights file .* not found")
+
+
+def test_missing_explicit_weights(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, good, r"weights file .* not found", "-w", str(tmp_path / "nope.bin"))
+
+
+def test_short_bin(capsys, tmp_path, good):
+    binf = good.with_suffix(".bin")
+    binf.write_bytes(binf.read_bytes()[:5])
+    _assert_refused(capsys, tmp_path, good, "beyond the end of")
+
+
+def test_offset_beyond_bin(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'offset="0"', 'offset="1000"'), "beyond the end of")
+
+
+def test_size_not_matching_shape(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'size="12"', 'size="10"'), "does not match shape")
+
+
+def test_edge_to_unknown_layer(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'to-layer="2"', 'to-layer="99"'), "unknown layer id 99")
+
+
+def test_edge_to_unknown_port(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'to-layer="2" to-port="0"', 'to-layer="2" to-port="7"'),
+                    "has no input port 7")
+
+
+def test_edge_from_unknown_port(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'from-layer="0" from-port="0"', 'from-layer="0" from-port="3"'),
+                    "has no output port 3")
+
+
+def test_input_without_edge(capsys, tmp_path, good):
+    text = good.read_text()
+    good.write_text(re.sub(r'<edge from-layer="0"[^>]*/>', "", text))
+    _assert_refused(capsys, tmp_path, good, r"input port\(s\) \[0\] have no incoming edge")
+
+
+def test_cycle(capsys, tmp_path):
+    w = IRWriter("cyc")
+    x = w.parameter([2], "f32", "x")
+    a = w.layer("Convert", "opset1", [x], {"destination_type": "f32"}, [("f32", (2,))])[0]
+    b = w.layer("Convert", "opset1", [a], {"destination_type": "f32"}, [("f32", (2,))])[0]
+    w.result(b)
+    w.edges[0] = (b.layer, b.port, a.layer, 0)  # a takes b's output: a -> b -> a
+    _assert_refused(capsys, tmp_path, w.save(tmp_path / "c.xml"), "cycle through layers")
+
+
+def test_duplicate_layer_ids(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, '<layer id="1"', '<layer id="0"'), "duplicate layer id 0")
+
+
+def test_unknown_element_type(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'element_type="f16"', 'element_type="f17"'),
+                    "element_type='f17' is not a valid etype")
+
+
+def test_unknown_precision(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'precision="FP32"', 'precision="FP33"'), "unknown element type 'FP33'")
+
+
+def test_negative_dim(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'shape="?,3"', 'shape="?,-3"'), "negative dimension -3")
+
+
+def test_negative_port_dim(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, "<dim>3</dim>", "<dim>-5</dim>"), "negative dimension -5")
+
+
+def test_absurd_const_shape_is_not_allocated(capsys, tmp_path, good):
+    # 2^64 elements: must be refused by arithmetic on the declared size, never allocated
+    _assert_refused(capsys, tmp_path, _edit(good, 'shape="2,3"', 'shape="4294967296,4294967296"'),
+                    "does not match shape")
+
+
+def test_absurd_dim_out_of_range(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'shape="?,3"', 'shape="?,99999999999999999999999"'),
+                    "out of range")
+
+
+def test_parameter_shape_disagrees_with_port(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'shape="?,3"', 'shape="?,3,5"'), "disagrees with its output port")
+
+
+def test_absurd_parameter_shape_is_not_generated(capsys, tmp_path):
+    xml = convert_model(tmp_path / "m.xml", shape=(100000, 100000, 100000))
+    code = main(["run", str(xml)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "would need" in err and len(err.splitlines()) == 1
+
+
+def test_unknown_ir_version(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'version="11"', 'version="7"'), "IR version 7 is not supported")
+
+
+def test_not_an_ir(capsys, tmp_path):
+    xml = tmp_path / "x.xml"
+    xml.write_text("<html><body/></html>")
+    _assert_refused(capsys, tmp_path, xml, "root element is <html>")
+
+
+def test_missing_model_file(capsys, tmp_path):
+    _assert_refused(capsys, tmp_path, tmp_path / "none.xml", "not found")
+
+
+def test_bad_attribute_value(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, 'destination_type="f32"', 'destination_type="banana"'),
+                    r"'Convert_\d+' \(Convert-opset1, id=\d+\): attribute destination_type='banana'")
+
+
+def test_missing_required_attribute(capsys, tmp_path, good):
+    _assert_refused(capsys, tmp_path, _edit(good, ' destination_type="f32"', ""), "attribute 'destination_type' is required")
+
+
+def test_every_unsupported_layer_listed_at_once(capsys, tmp_path):
+    w = IRWriter("uns")
+    x = w.parameter([2], "f32", "x")
+    a = w.layer("Frobnicate", "opset1", [x], {}, [("f32", (2,))], name="frob")[0]
+    b = w.layer("Convert", "opset99", [a], {"destination_type": "f32"}, [("f32", (2,))], name="conv99")[0]
+    c = w.layer("Sqrt", "custom_ext", [b], {}, [("f32", (2,))], name="ext")[0]
+    w.result(c)
+    xml = w.save(tmp_path / "u.xml")
+    _assert_refused(capsys, tmp_path, xml, r"3 unsupported layer\(s\): 'frob' \(Frobnicate-opset1.*'conv99' \(Convert-opset99.*'ext' \(Sqrt-custom_ext")
+
+
+def test_output_not_overwritten_on_error(capsys, tmp_path, good):
+    out = tmp_path / "out.onnx"
+    out.write_bytes(b"previous")
+    _edit(good, 'size="12"', 'size="10"')
+    assert main(["convert", str(good), "-o", str(out)]) == 2
+    assert out.read_bytes() == b"previous"
+
+
+def test_u1_const_into_onnx_names_the_layer(capsys, tmp_path):
+    w = IRWriter("u1")
+    c = w.const(np.array([1, 0, 1], np.uint8), etype="u1", name="bits")
+    w.result(c)
+    _assert_refused(capsys, tmp_path, w.save(tmp_path / "b.xml"), r"'bits' \(Const-opset1.*u1 has no ONNX counterpart")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from . import errors  # noqa: E402
 from .api import convert, convert_file, load_ir  # noqa: E402
 
 __all__ = ["convert", "convert_file", "load_ir", "__version__"]

@@ -1,0 +1,88 @@
+"""The `ir2onnx` command end to end (installed console script and python -m)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ir2onnx.cli import main
+from util import convert_model
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ir2onnx", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+def test_convert_then_run_end_to_end(tmp_path):
+    xml = convert_model(tmp_path / "m.xml")
+    p = _cli("convert", xml)
+    assert p.returncode == 0, p.stderr
+    onnx_path = tmp_path / "m.onnx"  # default output: beside the .xml
+    assert onnx_path.is_file()
+    x = np.arange(6, dtype=np.float16).reshape(2, 3)
+    np.save(tmp_path / "x.npy", x)
+    p = _cli("run", onnx_path, "--input", f"x={tmp_path / 'x.npy'}", "--save", tmp_path / "out.npz")
+    assert p.returncode == 0, p.stderr
+    assert "output y: shape [2, 3] float32" in p.stdout
+    out = np.load(tmp_path / "out.npz")
+    np.testing.assert_array_equal(out["y"], x.astype(np.float32))
+    np.testing.assert_array_equal(out["w"], np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
+def test_run_xml_with_generated_inputs_and_shape(capsys, tmp_path):
+    xml = convert_model(tmp_path / "m.xml")
+    assert main(["run", str(xml), "--shape", "x=4,3", "--save", str(tmp_path / "o.npz")]) == 0
+    assert np.load(tmp_path / "o.npz")["y"].shape == (4, 3)
+    assert not (tmp_path / "m.onnx").exists()  # run converts into a temporary folder
+
+
+@pytest.mark.parametrize("args,message", [
+    (["run", "{xml}", "--shape", "x=4,5"], "does not fit"),
+    (["run", "{xml}", "--shape", "nope=4,3"], "has no input 'nope'"),
+    (["run", "{xml}", "--input", "x"], "expected NAME=FILE.npy"),
+    (["run", "{xml}", "--input", "x={tmp}/missing.npy"], "cannot read"),
+    (["run", "{tmp}/missing.onnx"], "not found"),
+    (["run", "{xml}", "--provider", "cuda"], "not available"),
+])
+def test_run_errors_exit_2(capsys, tmp_path, args, message):
+    xml = convert_model(tmp_path / "m.xml")
+    argv = [a.format(xml=xml, tmp=tmp_path) for a in args]
+    if "cuda" in args:
+        import onnxruntime as ort
+
+        if "CUDAExecutionProvider" in ort.get_available_providers():
+            pytest.skip("a CUDA provider is present; this test is for machines without one")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_ops_lists_pairs():
+    p = _cli("ops")
+    assert p.returncode == 0
+    lines = p.stdout.split()
+    for pair in ["Parameter-opset1", "Const-opset1", "Result-opset1", "Convert-opset1"]:
+        assert pair in lines
+
+
+@pytest.mark.parametrize("command", ["convert", "run", "ops"])
+def test_help_has_an_example(command):
+    p = _cli(command, "--help")
+    assert p.returncode == 0 and "example" in p.stdout and f"ir2onnx {command}" in p.stdout
+
+
+def test_console_script_and_version(tmp_path):
+    import shutil
+
+    exe = shutil.which("ir2onnx", path=str(__import__("pathlib").Path(sys.executable).parent))
+    assert exe, "the ir2onnx console script is installed beside the interpreter"
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.startswith("ir2onnx ")
+
+
+def test_no_command_is_a_usage_error():
+    p = _cli()
+    assert p.returncode == 2 and "usage:" in p.stderr

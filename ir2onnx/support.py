@@ -19,3 +19,21 @@ def support_table() -> str:
         attrs = ", ".join(s.attributes) if s else ""
         lines.append(f"| {key[0]} | {key[1]} | {inputs} | {attrs} | {s.doc if s else ''} |")
     return "\n".join(lines)
+
+
+START, END = "<!-- ops-table:start -->", "<!-- ops-table:end -->"
+
+
+def readme_with_table(text: str) -> str:
+    """``text`` with the part between the ops-table markers replaced by :func:`support_table`."""
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    return f"{head}{START}\n{support_table()}\n{END}{tail}"
+
+
+if __name__ == "__main__":  # python -m ir2onnx.support README.md  (rewrites the table in place)
+    import sys
+    from pathlib import Path
+
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    path.write_text(readme_with_table(path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -5,5 +5,6 @@ from . import batch_to_space  # noqa: F401  BatchToSpace-2, SpaceToBatch-2
 from . import depth_to_space  # noqa: F401  DepthToSpace-1, SpaceToDepth-1
 from . import convolution_backprop_data  # noqa: F401  (Group)ConvolutionBackpropData-1
 from . import reshape  # noqa: F401  Reshape-1
-from . import shape_ops  # noqa: F401  ShapeOf, Gather, Concat, Squeeze, Unsqueeze
+from . import shape_ops  # noqa: F401  ShapeOf, Concat, Squeeze, Unsqueeze
+from . import gather  # noqa: F401  Gather-1/-7/-8
 from . import eltwise  # noqa: F401  Add, Subtract, Multiply, Divide, reductions

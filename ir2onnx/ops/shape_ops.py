@@ -1,1 +1,224 @@
-"""Placeholder: filled by the Reshape issue."""
+"""ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.gather`): the ops of
+OpenVINO's shape subgraphs (``ShapeOf -> Gather -> Concat -> Reshape``) and their general forms.
+
+Small 1-D integer vectors carry per-element knowledge while converting (``Value.elements``): an
+``int`` when the element is known, ``DimOf(v, j)`` when it equals dim ``j`` of the tensor ``v``,
+``None`` otherwise. Fully known vectors fold to constants; the rest is emitted lazily (a node only
+when some consumer asks for the tensor), so Reshape can resolve a pattern built from its own
+input's shape without leaving dead Shape/Gather/Concat nodes behind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.element_types import ElementType, element_type
+from ..ir.graph import is_static
+from ..lowering.builder import Builder, Value
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+
+FOLD_ELEMENTS = 4096
+MAX_TRACKED = 64  # vectors longer than this carry no per-element knowledge
+
+
+@dataclass(frozen=True, eq=False)
+class DimOf:
+    """An element known to equal ``shape(value)[index]`` at run time (identity of ``value``)."""
+
+    value: Value
+    index: int
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DimOf) and other.value is self.value and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash((id(self.value), self.index))
+
+
+class LazyValue(Value):
+    """A Value whose ONNX nodes are emitted on first use of :attr:`name`."""
+
+    def __init__(self, b: Builder, etype: ElementType, shape, emit: Callable[[], str], elements=None):
+        super().__init__(b, etype, shape)
+        self._emit, self._layer = emit, b.layer_name
+        self.elements = elements
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            saved, self._b.layer_name = self._b.layer_name, self._layer
+            try:
+                self._name = self._emit()
+            finally:
+                self._b.layer_name = saved
+        return self._name
+
+
+def elements_of(v: Value) -> tuple | None:
+    """Per-element knowledge of a 0-D/1-D integer tensor, or None."""
+    if v.shape is None or len(v.shape) > 1 or not (v.etype.is_integer and v.etype.numpy is not None):
+        return None
+    if v.is_const:
+        if int(np.prod(v.shape, dtype=np.int64)) > MAX_TRACKED:
+            return None
+        return tuple(int(e) for e in np.asarray(v.value()).reshape(-1))
+    return getattr(v, "elements", None)
+
+
+def vector_value(b: Builder, etype: ElementType, shape, elements: tuple, emit: Callable[[], str]):
+    """A folded array when every element is known, else a lazily emitted tensor."""
+    if all(isinstance(e, int) for e in elements):
+        return np.array(elements, dtype=etype.numpy).reshape(shape)
+    return LazyValue(b, etype, shape, emit, elements if len(elements) <= MAX_TRACKED else None)
+
+
+def foldable(*values: Value) -> bool:
+    """All constants, small enough to compute at convert time."""
+    return all(v.is_const and v.shape is not None for v in values) and all(
+        int(np.prod(v.shape, dtype=np.int64)) <= FOLD_ELEMENTS for v in values)
+
+
+def normalize_axis(layer, value, rank: int, what: str = "axis") -> int:
+    """``value`` in ``[0, rank)``; InvalidLayer outside ``[-rank, rank)``."""
+    if not -rank <= value < rank:
+        raise InvalidLayer(layer, f"{what} {value} is out of range for rank {rank}")
+    return value % rank
+
+
+def const_ints(layer, v: Value, what: str) -> list[int]:
+    """The values of a constant input; UnsupportedLayer when it is known only at run time."""
+    if not v.is_const:
+        raise UnsupportedLayer(layer, f"{what} known only at run time is not supported")
+    return [int(a) for a in np.asarray(v.value()).reshape(-1)]
+
+
+# -- ShapeOf ---------------------------------------------------------------------------------
+def _shape_of(ctx, layer, x: Value, etype: ElementType):
+    if is_static(x.shape):
+        return [np.array(x.shape, dtype=etype.numpy)]
+    g = ctx.b
+
+    def emit() -> str:
+        s = g.Shape(x)
+        return s if etype.name == "i64" else g.Cast(s, to=etype.onnx)
+
+    if x.shape is None:
+        return [emit()]
+    elements = tuple(d if d is not None else DimOf(x, j) for j, d in enumerate(x.shape))
+    return [LazyValue(g, etype, (len(x.shape),), emit, elements)]
+
+
+@lowers("ShapeOf", "opset1")
+def shape_of_1(ctx, layer, inputs):
+    """ShapeOf-1 -> Shape (a constant when the input shape is static)."""
+    return _shape_of(ctx, layer, inputs[0], element_type("i64"))
+
+
+@lowers("ShapeOf", "opset3")
+def shape_of_3(ctx, layer, inputs):
+    """ShapeOf-3 -> Shape (+ Cast for output_type i32; a constant when the input shape is static)."""
+    etype = layer.attrs["output_type"]
+    etype = element_type(etype) if isinstance(etype, str) else etype
+    if etype.name not in ("i32", "i64"):
+        raise InvalidLayer(layer, f"output_type must be i32 or i64, got {etype.name}")
+    return _shape_of(ctx, layer, inputs[0], etype)
+
+
+# -- Concat ----------------------------------------------------------------------------------
+@lowers("Concat", "opset1")
+def concat(ctx, layer, inputs):
+    """Concat-1 -> Concat (folded for constants; shape vectors keep per-element knowledge)."""
+    ranks = {len(v.shape) for v in inputs if v.shape is not None}
+    if len(ranks) > 1:
+        raise InvalidLayer(layer, f"inputs have different ranks {sorted(ranks)}")
+    if len({v.etype for v in inputs}) > 1:
+        raise InvalidLayer(layer, "inputs have different element types")
+    if not ranks:
+        return [ctx.b.Concat(*inputs, axis=layer.attrs["axis"])]
+    rank = ranks.pop()
+    if rank == 0:
+        raise InvalidLayer(layer, "scalars cannot be concatenated")
+    axis = normalize_axis(layer, layer.attrs["axis"], rank)
+    for d in range(rank):
+        sizes = {v.shape[d] for v in inputs if v.shape is not None and v.shape[d] is not None}
+        if d != axis and len(sizes) > 1:
+            raise InvalidLayer(layer, f"inputs differ in dim {d} ({sorted(sizes)}) outside the concat axis")
+    if foldable(*inputs):
+        return [np.concatenate([np.asarray(v.value()) for v in inputs], axis=axis)]
+    g = ctx.b
+    parts = [elements_of(v) for v in inputs]
+    if rank == 1 and all(p is not None for p in parts):
+        elements = tuple(e for p in parts for e in p)
+        return [vector_value(g, inputs[0].etype, (len(elements),), elements, lambda: g.Concat(*inputs, axis=0))]
+    return [g.Concat(*inputs, axis=axis)]
+
+
+# -- Squeeze / Unsqueeze ---------------------------------------------------------------------
+def _reshaped(ctx, x: Value, out_shape, emit: Callable[[], str]):
+    if foldable(x):
+        return np.asarray(x.value()).reshape(out_shape)
+    elements = elements_of(x)
+    if elements is not None and out_shape is not None and len(out_shape) <= 1:
+        return vector_value(ctx.b, x.etype, out_shape, elements, emit)
+    return emit()
+
+
+def _squeeze(ctx, layer, inputs, skip_dynamic: bool):
+    x, g = inputs[0], ctx.b
+    raw = const_ints(layer, inputs[1], "axes") if len(inputs) > 1 else []
+    if not raw:  # no axes (or empty axes): every dim that is 1, at run time where unknown
+        if x.shape is None or not is_static(x.shape):
+            return [g.Squeeze(x)]
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    else:
+        if x.shape is None:
+            raise UnsupportedLayer(layer, "data of unknown rank with axes is not supported")
+        rank = len(x.shape)
+        axes = sorted({normalize_axis(layer, a, max(rank, 1)) for a in raw}) if rank else []
+        axes = [a for a in axes if x.shape[a] in (None, 1)]  # a dim that is not 1 is left as is
+        dynamic = [a for a in axes if x.shape[a] is None]
+        if skip_dynamic and dynamic:  # squeeze a dynamic dim only if it is 1 at run time
+            shape = g.Shape(x)
+            drop = np.isin(np.arange(rank), axes)
+            keep = g.Or(g.Not(g.const(drop, bool)), g.Not(g.Equal(shape, i64(g, 1))))
+            return [g.Reshape(x, g.Compress(shape, keep, axis=0), allowzero=1)]
+    if not axes:
+        return [x]
+    out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return [_reshaped(ctx, x, out_shape, lambda: g.Squeeze(x, i64(g, axes)))]
+
+
+@lowers("Squeeze", "opset1")
+def squeeze_1(ctx, layer, inputs):
+    """Squeeze-1 -> Squeeze (without axes: every dim of size 1; axes on a dim that is not 1 are
+    ignored, a dynamic dim is squeezed and must be 1 at run time)."""
+    return _squeeze(ctx, layer, inputs, skip_dynamic=False)
+
+
+@lowers("Squeeze", "opset15")
+def squeeze_15(ctx, layer, inputs):
+    """Squeeze-15 -> Squeeze; allow_axis_skip=true on a dynamic dim -> Shape, Equal, Compress,
+    Reshape (the dim is squeezed only where it is 1 at run time)."""
+    return _squeeze(ctx, layer, inputs, skip_dynamic=bool(layer.attrs.get("allow_axis_skip", False)))
+
+
+@lowers("Unsqueeze", "opset1")
+def unsqueeze(ctx, layer, inputs):
+    """Unsqueeze-1 -> Unsqueeze (duplicate axes count once, like OpenVINO)."""
+    x, g = inputs[0], ctx.b
+    if x.shape is None:
+        raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    raw = const_ints(layer, inputs[1], "axes")
+    if not raw:
+        raise InvalidLayer(layer, "axes must not be empty")
+    out_rank = len(x.shape) + len(set(raw))
+    axes = sorted({normalize_axis(layer, a, out_rank) for a in raw})
+    if len(axes) != len(set(raw)):
+        raise InvalidLayer(layer, f"axes {raw} name the same output dim twice")
+    dims = iter(x.shape)
+    out_shape = tuple(1 if i in axes else next(dims) for i in range(out_rank))
+    return [_reshaped(ctx, x, out_shape, lambda: g.Unsqueeze(x, i64(g, axes)))]

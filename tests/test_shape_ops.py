@@ -1,0 +1,248 @@
+"""ShapeOf, Gather, Concat, Squeeze, Unsqueeze: alone and as the shape subgraphs OpenVINO writes.
+Data movement, so onnxruntime, OpenVINO and the oracle must agree bit for bit."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import openvino as ov
+import openvino.opset1 as ops1
+import openvino.opset7 as ops7
+import openvino.opset15 as ops
+import pytest
+
+import ir2onnx
+from ir2onnx import runtime
+from ir2onnx.errors import InvalidLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+
+
+def _param(shape, dtype=np.float32, name="x"):
+    p = ops.parameter(ov.PartialShape([-1 if d is None else d for d in shape]), dtype, name=name)
+    p.output(0).get_tensor().set_names({name})
+    return p
+
+
+def _save(tmp_path, outputs, params, name="m") -> Path:
+    path = tmp_path / f"{name}.xml"
+    ov.save_model(ov.Model([ops.result(o) for o in outputs], params, name), str(path), compress_to_fp16=False)
+    return path
+
+
+def _c(values, dtype=np.int64):
+    return ops.constant(np.asarray(values, dtype))
+
+
+def _data(shape, dtype=np.float32):
+    return np.asarray(np.arange(int(np.prod(shape))).reshape(shape) + 1).astype(dtype)
+
+
+def check_everywhere(xml, feeds: dict) -> list[np.ndarray]:
+    got = run_onnx(xml, feeds)
+    ov_out = run_openvino(xml, feeds)
+    oracle_out = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    for g, o, r in zip(got, ov_out, oracle_out):
+        assert_bitexact(g, o, "onnxruntime vs OpenVINO")
+        assert_bitexact(g, r, "onnxruntime vs oracle")
+    return got
+
+
+def _ops(model) -> list[str]:
+    return [n.op_type for n in model.graph.node]
+
+
+# -- ShapeOf -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version,out_type", [("opset1", "i64"), ("opset3", "i64"), ("opset3", "i32")])
+def test_shape_of_static_folds(tmp_path, version, out_type):
+    x = _param([2, 0, 5])
+    y = ops1.shape_of(x) if version == "opset1" else ops.shape_of(x, out_type)
+    xml = _save(tmp_path, [y], [x])
+    assert f'type="ShapeOf" version="{version}"' in xml.read_text()
+    got = check_everywhere(xml, {"x": np.zeros((2, 0, 5), np.float32)})[0]
+    assert got.dtype == (np.int32 if out_type == "i32" else np.int64)
+    assert "Shape" not in _ops(ir2onnx.convert(xml))
+
+
+@pytest.mark.parametrize("out_type", ["i64", "i32"])
+def test_shape_of_dynamic(tmp_path, out_type):
+    x = _param([None, 3, None], np.uint8)
+    xml = _save(tmp_path, [ops.shape_of(x, out_type)], [x])
+    for shape in [(1, 3, 2), (7, 3, 0)]:
+        assert check_everywhere(xml, {"x": np.zeros(shape, np.uint8)})[0].tolist() == list(shape)
+
+
+# -- Gather ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("module,negative", [(ops1, False), (ops7, False), (ops, True)])
+@pytest.mark.parametrize("axis,indices", [(0, [[2, -1], [0, 5]]), (1, [3, -4, -5, 4, 0]), (-1, 1), (-2, [-3])])
+def test_gather_runtime_indices(tmp_path, module, negative, axis, indices):
+    """Negative indices count from the end in Gather-8; anything out of range gives zeros."""
+    x = _param([3, 4], np.float32)
+    idx = np.asarray(indices, np.int32)
+    i = _param(list(idx.shape), np.int32, "i")
+    xml = _save(tmp_path, [module.gather(x, i, _c(axis))], [x, i])
+    got = check_everywhere(xml, {"x": _data((3, 4)), "i": idx})[0]
+    if negative and axis == 1:
+        assert got[0].tolist() == [4.0, 1.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.int64, np.uint16, np.bool_])
+def test_gather_constant_indices(tmp_path, dtype):
+    x = _param([2, 3, 4], dtype)
+    xml = _save(tmp_path, [ops.gather(x, _c([[1, -1], [0, 2]]), _c(1))], [x])
+    data = _data((2, 3, 4)) % 3 == 1 if dtype == np.bool_ else _data((2, 3, 4), dtype)
+    check_everywhere(xml, {"x": data})
+    assert _ops(ir2onnx.convert(xml)) == ["Gather", "Identity"]  # in range: no mask
+
+
+def test_gather_dynamic_axis_size(tmp_path):
+    x = _param([None, 2])
+    xml = _save(tmp_path, [ops.gather(x, _c([-1, 0, 3]), _c(0))], [x])
+    for n in (1, 3, 5):
+        check_everywhere(xml, {"x": _data((n, 2))})
+
+
+@pytest.mark.parametrize("module", [ops7, ops])
+@pytest.mark.parametrize("batch_dims,axis,idx_shape", [(1, 1, [2, 5]), (-1, 1, [2, 5]), (2, 2, [2, 3, 2]),
+                                                       (1, 2, [2, 2, 3]), (1, -1, [2]), (0, 2, [2])])
+def test_gather_batch_dims(tmp_path, module, batch_dims, axis, idx_shape):
+    x = _param([2, 3, 4], np.float32)
+    i = _param(idx_shape, np.int64, "i")
+    xml = _save(tmp_path, [module.gather(x, i, _c(axis), batch_dims)], [x, i])
+    idx = np.random.default_rng(len(idx_shape)).integers(-5, 6, idx_shape)
+    check_everywhere(xml, {"x": _data((2, 3, 4)), "i": idx})
+
+
+# -- Concat ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat(tmp_path, axis):
+    a, b = _param([2, 3], np.int32, "a"), _param([2, 3], np.int32, "b")
+    c = ops.constant(np.full((2, 3), 7, np.int32))
+    xml = _save(tmp_path, [ops.concat([a, c, b], axis)], [a, b])
+    check_everywhere(xml, {"a": _data((2, 3), np.int32), "b": -_data((2, 3), np.int32)})
+
+
+def test_concat_dynamic_and_empty(tmp_path):
+    a, b = _param([None, 2], np.bool_, "a"), _param([None, 2], np.bool_, "b")
+    xml = _save(tmp_path, [ops.concat([a, b], 0)], [a, b])
+    check_everywhere(xml, {"a": np.ones((0, 2), bool), "b": np.array([[True, False]])})
+
+
+def test_concat_mismatch_is_invalid(tmp_path):
+    w = IRWriter("bad")
+    a, b = w.parameter([2, 3], "f32", "a"), w.parameter([2, 4], "f32", "b")
+    y = w.layer("Concat", "opset1", [a, b], {"axis": 0}, [("f32", [4, 3])], name="cat", out_names=["y"])[0]
+    w.result(y)
+    with pytest.raises(InvalidLayer, match="cat"):
+        ir2onnx.convert(w.save(tmp_path / "bad.xml"))
+
+
+# -- Squeeze / Unsqueeze ---------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,axes", [([1, 3, 1, 2], [0, 2]), ([3, 1], [-1]), ([1, 3, 1], [0, 0]),
+                                        ([1, 3, 1], [1]), ([1], [0]), ([1, 3, 1], None), ([2, 3], None)])
+def test_squeeze_static(tmp_path, shape, axes):
+    x = _param(shape)
+    y = ops1.squeeze(x, _c(axes)) if axes is not None else ops.squeeze(x)
+    xml = _save(tmp_path, [y], [x])
+    check_everywhere(xml, {"x": _data(shape)})
+
+
+def test_squeeze_1_without_axes(tmp_path):
+    """Squeeze-1 with no second input (OpenVINO's Python API cannot write it)."""
+    w = IRWriter("sq")
+    x = w.parameter([1, 3, 1], "f32", "x")
+    y = w.layer("Squeeze", "opset1", [x], None, [("f32", [3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "sq.xml")
+    got = check_everywhere(xml, {"x": _data((1, 3, 1))})[0]
+    assert got.shape == (3,)
+
+
+def test_squeeze_dynamic(tmp_path):
+    x = _param([None, 3, None])
+    xml = _save(tmp_path, [ops1.squeeze(x, _c([0]))], [x])
+    for shape in [(1, 3, 2), (1, 3, 0)]:
+        check_everywhere(xml, {"x": _data(shape)})
+
+
+def test_squeeze_15_allow_axis_skip(tmp_path):
+    """The output rank depends on the run-time dim (OpenVINO's CPU plugin cannot run it: oracle)."""
+    x = _param([None, 3])
+    xml = _save(tmp_path, [ops.squeeze(x, _c([0]), allow_axis_skip=True)], [x])
+    model = ir2onnx.convert(xml)
+    sess = runtime.session(model.SerializeToString())
+    for n, shape in [(1, (3,)), (4, (4, 3))]:
+        got = next(iter(runtime.run(sess, {"x": _data((n, 3))}).values()))
+        assert got.shape == shape
+        assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": _data((n, 3))}).values())))
+
+
+@pytest.mark.parametrize("shape,axes", [([3], [0]), ([3], [-1]), ([3], [0, 0]), ([], [0]), ([2, 3], [1, 0, -1]),
+                                        ([None, 3], [1])])
+def test_unsqueeze(tmp_path, shape, axes):
+    x = _param(shape, np.int16)
+    xml = _save(tmp_path, [ops.unsqueeze(x, _c(axes))], [x])
+    run_shape = tuple(2 if d is None else d for d in shape)
+    check_everywhere(xml, {"x": _data(run_shape, np.int16)})
+
+
+# -- shape subgraphs ----------------------------------------------------------------------------------
+def test_flatten_with_reduce_prod_stays_one_reshape(tmp_path):
+    """x[?,3,4,4] -> Reshape(Concat(Gather(ShapeOf, 0), ReduceProd(Gather(ShapeOf, [1,2,3]))))."""
+    x = _param([None, 3, 4, 4])
+    shape = ops.shape_of(x)
+    batch = ops.gather(shape, _c([0]), _c(0))
+    rest = ops.reduce_prod(ops.gather(shape, _c([1, 2, 3]), _c(0)), _c([0]), keep_dims=True)
+    y = ops.reshape(x, ops.concat([batch, rest], 0), False)
+    xml = _save(tmp_path, [y], [x])
+    model = ir2onnx.convert(xml)
+    assert _ops(model) == ["Reshape", "Identity"]
+    assert onnx.numpy_helper.to_array(model.graph.initializer[0]).tolist() == [0, 48]
+    for n in (1, 7, 0):
+        assert check_everywhere(xml, {"x": _data((n, 3, 4, 4))})[0].shape == (n, 48)
+
+
+def test_shape_arithmetic_at_run_time(tmp_path):
+    """Half the batch, computed from ShapeOf at run time: x[?,4] -> Reshape [b // 2, -1]."""
+    x = _param([None, 4])
+    batch = ops.gather(ops.shape_of(x), _c(0), _c(0))
+    half = ops.unsqueeze(ops.divide(batch, _c(2)), _c([0]))
+    y = ops.reshape(x, ops.concat([half, _c([-1])], 0), True)
+    xml = _save(tmp_path, [y], [x])
+    for n in (2, 6):
+        assert check_everywhere(xml, {"x": _data((n, 4))})[0].shape == (n // 2, 8)
+
+
+def test_static_shape_subgraph_folds(tmp_path):
+    x = _param([2, 3, 4])
+    s = ops.shape_of(x)
+    target = ops.concat([ops.gather(s, _c([2]), _c(0)), ops.multiply(ops.gather(s, _c([0]), _c(0)), _c([3]))], 0)
+    xml = _save(tmp_path, [ops.reshape(x, target, False)], [x])
+    model = ir2onnx.convert(xml)
+    assert _ops(model) == ["Reshape", "Identity"]
+    assert check_everywhere(xml, {"x": _data((2, 3, 4))})[0].shape == (4, 6)
+
+
+def test_shape_vector_as_output(tmp_path):
+    """A lazily emitted shape vector still becomes a graph output when a Result asks for it."""
+    x = _param([None, 5])
+    s = ops.shape_of(x)
+    xml = _save(tmp_path, [ops.concat([s, ops.gather(s, _c([1]), _c(0))], 0)], [x])
+    assert check_everywhere(xml, {"x": _data((3, 5))})[0].tolist() == [3, 5, 5]
+
+
+def test_scalar_batch_through_reshape_and_unsqueeze(tmp_path):
+    """Gather(ShapeOf, 0) is a scalar; Reshape-to-[1], Squeeze and Unsqueeze keep what it is."""
+    x = _param([None, 2, 3])
+    batch = ops.gather(ops.shape_of(x), _c(0), _c(0))
+    as_vector = ops.unsqueeze(ops.squeeze(ops.reshape(batch, _c([1]), False), _c([0])), _c([0]))
+    xml = _save(tmp_path, [ops.reshape(x, ops.concat([as_vector, _c([-1])], 0), True)], [x])
+    assert _ops(ir2onnx.convert(xml)) == ["Reshape", "Identity"]
+    (tmp_path / "b").mkdir()
+    target = ops.concat([as_vector, as_vector, _c([-1])], 0)
+    y = ops.reshape(x, ops.divide(target, ops.concat([as_vector, as_vector, _c([1])], 0)), False)
+    xml_b = _save(tmp_path / "b", [y], [x])
+    for n in (1, 3):
+        assert check_everywhere(xml, {"x": _data((n, 2, 3))})[0].shape == (n, 6)
+        assert check_everywhere(xml_b, {"x": _data((n, 2, 3))})[0].shape == (1, 1, 6 * n)

@@ -183,3 +183,17 @@ def test_every_table_type_has_numpy_or_is_refused():
     for t in TYPES.values():
         assert t.numpy is not None or t.name == "string"
     assert TYPES["bf16"].numpy == np.dtype(ml_dtypes.bfloat16)
+
+
+def test_outputs_follow_ir_order_not_lowering_order(tmp_path):
+    w = IRWriter("order")
+    x = w.parameter([2], "f32", "x")
+    chain = x
+    for _ in range(3):
+        chain = w.layer("Convert", "opset1", [chain], {"destination_type": "f32"}, [("f32", (2,))])[0]
+    short = w.layer("Convert", "opset1", [x], {"destination_type": "f16"}, [("f16", (2,))], out_names=["short"])[0]
+    long = w.layer("Convert", "opset1", [chain], {"destination_type": "i32"}, [("i32", (2,))], out_names=["long"])[0]
+    w.result(long)  # first in the file, but ready last
+    w.result(short)
+    m = ir2onnx.convert(w.save(tmp_path / "o.xml"))
+    assert [o.name for o in m.graph.output] == ["long", "short"]

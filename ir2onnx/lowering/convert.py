@@ -31,6 +31,7 @@ class Context:
     graph: Graph
     opset: int
     names: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         if self.opset < opset:
@@ -104,7 +105,8 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         raise InvalidLayer(layer, reason)
     if problems:
         raise UnsupportedLayers(problems)
-    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, b.outputs)
+    outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, not lowering order
+    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
         g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
         producer_version=__version__,

@@ -59,7 +59,7 @@ def result(ctx, layer, inputs):
     name = ctx.b.reserve(name) if ctx.b.is_free(name) else ctx.b.unique(layer.name)
     ctx.b.Identity(source, _names=[name])
     shape = port.shape if port.shape or x.shape == () else x.shape  # no <dim>s: scalar or unknown rank
-    ctx.b.outputs.append(ctx.b.value_info(name, etype, shape))
+    ctx.outputs[layer.id] = ctx.b.value_info(name, etype, shape)  # ordered by the converter
     return []
 
 

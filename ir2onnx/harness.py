@@ -1,6 +1,185 @@
-"""The interop harness: ``ir2onnx check`` and ``ir2onnx selftest`` (see its issue)."""
+"""The interop harness: ``ir2onnx check`` and ``ir2onnx selftest``.
+
+:func:`check` converts an IR model, feeds the same inputs to onnxruntime (each requested
+provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference precision, when
+``openvino`` is importable), and compares every output of every pair of backends by output name
+(tolerances: :mod:`ir2onnx.compare`). Backends: ``ort:cpu``, ``ort:cuda``, ``oracle``, ``openvino``.
+"""
 from __future__ import annotations
 
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
+
+from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
+                       resolve_providers, run_openvino, run_oracle, run_ort, timed)
+from .compare import Comparison, compare
+from .errors import Ir2OnnxError
+from .ir.graph import Graph
+
+REFERENCE = "oracle"
+
+
+@dataclass
+class OutputCheck:
+    """One output: its shape and dtype (from the first backend that made it) and every pair."""
+
+    name: str
+    shape: tuple | None
+    dtype: str
+    comparisons: list[Comparison] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.comparisons)
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check` found. ``ok`` is True when every pair of backends agreed."""
+
+    model: str
+    opset: int
+    inputs: dict[str, np.ndarray] = field(repr=False)
+    input_origin: dict[str, str]
+    backends: list[BackendRun]
+    outputs: list[OutputCheck]
+
+    @property
+    def compared(self) -> int:
+        return sum(len(o.comparisons) for o in self.outputs)
+
+    @property
+    def ok(self) -> bool:
+        return self.compared > 0 and not self.failures()
+
+    def backend(self, name: str) -> BackendRun | None:
+        return next((b for b in self.backends if b.name == name), None)
+
+    def failures(self) -> list[str]:
+        """One line per problem: a backend that failed, or an output a pair disagrees on."""
+        out = [f"backend {b.name} failed: {b.message}" for b in self.backends if b.status == "error"]
+        for o in self.outputs:
+            for c in o.comparisons:
+                if not c.passed:
+                    tol = "differ" if c.exact else f"outside rtol={c.rtol:g} atol={c.atol:g}"
+                    why = c.reason or f"{c.mismatches} element(s) {tol}, max abs {c.max_abs:.3g}"
+                    out.append(f"output '{o.name}': {c.a} and {c.b} disagree ({why})")
+        if not out and self.compared == 0:
+            out.append("nothing was compared: fewer than two backends produced outputs")
+        return out
+
+
+# -- the check ------------------------------------------------------------------------------
+def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
+          inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
+          providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
+          opset: int | None = None, openvino: bool = True, oracle: bool = True,
+          bitexact: bool = False) -> CheckResult:
+    """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
+
+    Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
+    wrong feeds, unavailable provider asked for by name, every backend failing). Disagreements
+    and single backend failures are in the result (``result.ok``, ``result.failures()``).
+    ``rtol``/``atol`` replace the per-type float defaults; integers and booleans stay exact;
+    ``bitexact`` demands identical bytes of every output (data-movement models).
+    """
+    from .api import _graph
+    from .lowering.convert import DEFAULT_OPSET
+    from .oracles.interpreter import output_names
+
+    graph = _graph(model, weights)
+    opset = DEFAULT_OPSET if opset is None else opset
+    run_providers, unavailable = resolve_providers(providers)
+    feeds, origin = make_feeds(graph, inputs, shapes, seed)
+    backends: list[BackendRun] = []
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
+        onnx_path, problem = convert_to(graph, opset, tmp)
+        for p in run_providers:
+            backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem)))
+    backends += unavailable
+    if oracle:
+        backends.append(timed(REFERENCE, lambda: run_oracle(graph, feeds)))
+    if openvino:
+        try:
+            import openvino as _ov  # noqa: F401
+        except ImportError:
+            backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
+        else:
+            backends.append(timed("openvino", lambda: run_openvino(graph, feeds)))
+    ran = [b for b in backends if b.status in ("ok", "error")]
+    if ran and all(b.status == "error" for b in ran):
+        raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
+    done = [b for b in backends if b.status == "ok"]
+    checks = []
+    for name in output_names(graph).values():
+        first = next((b.outputs[name] for b in done if name in b.outputs), None)
+        oc = OutputCheck(name, None if first is None else tuple(first.shape),
+                         "" if first is None else str(first.dtype))
+        for i, a in enumerate(done):
+            for b in done[i + 1:]:
+                if name not in a.outputs or name not in b.outputs:
+                    lacking = a.name if name not in a.outputs else b.name
+                    oc.comparisons.append(Comparison(name, a.name, b.name, False,
+                                                     reason=f"{lacking} has no output '{name}'"))
+                    continue
+                oc.comparisons.append(compare(name, a.name, a.outputs[name], b.name,
+                                              b.outputs[name], rtol, atol, bitexact))
+        checks.append(oc)
+    return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks)
+
+
+# -- the commands ---------------------------------------------------------------------------
 def add_commands(sub) -> None:
-    """Register the harness's subcommands (none yet)."""
+    """Register ``check`` and ``selftest``."""
+    import argparse
+
+    from .cli import _add_feed_args
+
+    p = sub.add_parser(
+        "check", help="prove a converted model computes what the IR computes",
+        description="Convert an IR model and run the same inputs through onnxruntime (each "
+                    "provider), the NumPy oracle interpreter and OpenVINO (when installed). Prints, "
+                    "per output, shape, dtype, max abs / rel error and pass/fail for each pair of "
+                    "backends. Exit 0: all agree; 1: some pair disagrees or a backend failed; "
+                    "2: bad input. An element agrees when |a-b| <= atol + rtol*max(|a|,|b|); "
+                    "defaults (rtol, atol): f64 1e-9, 1e-12; f32 1e-4, 1e-4; f16 1e-2, 1e-2; "
+                    "bf16 5e-2, 5e-2; integer and boolean outputs must be equal.",
+        epilog="example:\n  ir2onnx check model.xml\n"
+               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="the IR .xml file")
+    p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
+    _add_feed_args(p)
+    p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
+                   help="onnxruntime provider(s): all = every available one (default cpu)")
+    p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
+    p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
+    p.add_argument("--opset", type=int, help="ONNX opset to convert to (default 17)")
+    p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
+    p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
+    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
+    p.set_defaults(func=cmd_check)
+
+    from . import selftest
+
+    selftest.add_command(sub)
+
+
+def cmd_check(args) -> int:
+    from .cli import parse_feeds
+    from .report import format_text, write_report
+
+    given, shapes = parse_feeds(args)
+    if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
+        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
+    result = check(args.model, args.weights, inputs=given, shapes=shapes, providers=args.provider,
+                   rtol=args.rtol, atol=args.atol, seed=args.seed, opset=args.opset,
+                   openvino=not args.no_openvino, oracle=not args.no_oracle)
+    print(format_text(result))
+    if args.report:
+        write_report(result, args.report)
+    return 0 if result.ok else 1

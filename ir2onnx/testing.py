@@ -178,3 +178,19 @@ def openvino_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def assert_check(xml_path, weights=None, *, require=("ort:cpu", "oracle", "openvino"), **kwargs):
+    """Run :func:`ir2onnx.check` and fail the test, with the full report, unless every pair of
+    backends agrees and every backend in ``require`` ran. ``kwargs`` go to ``check`` (inputs,
+    shapes, providers, rtol, atol, bitexact ...). Returns the :class:`~ir2onnx.harness.CheckResult`."""
+    from .harness import check
+    from .report import format_text
+
+    result = check(xml_path, weights, **kwargs)
+    ran = {b.name for b in result.backends if b.status == "ok"}
+    missing = [name for name in require if name not in ran]
+    assert result.ok and not missing, (
+        f"check of {xml_path} failed" + (f" (did not run: {', '.join(missing)})" if missing else "")
+        + ":\n" + format_text(result))
+    return result

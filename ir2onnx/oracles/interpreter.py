@@ -1,0 +1,126 @@
+"""Evaluate a whole IR graph with the per-op NumPy oracles.
+
+The interpreter walks the layers in topological order, feeds each Parameter from ``feeds`` and
+calls the oracle registered for every other layer's ``(type, version)``. It knows nothing of
+ONNX or of the lowerings; the only thing it shares with the converter is the naming rule of the
+model's inputs and outputs (the IR's tensor names), so results can be matched by name::
+
+    outputs = evaluate(graph, {"x": x})        # {output name: array}, in Result order
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayers
+from ..ir.graph import Graph, Layer, shape_str
+from .registry import oracle_for
+
+# Layers the interpreter evaluates itself (they need the feeds, not an oracle).
+BUILTIN = frozenset({("Parameter", "opset1")})
+
+
+def input_name(layer: Layer) -> str:
+    """A Parameter's user-facing name: its output tensor's first name, else the layer name."""
+    port = layer.outputs[0]
+    return port.names[0] if port.names else layer.name
+
+
+def output_names(graph: Graph) -> dict[str, str]:
+    """Result layer id -> user-facing output name: the first name of the tensor it reads, else
+    the Result's layer name. A name already taken (the tensor is also a model input, or feeds an
+    earlier Result) falls back to the layer name, made unique with ``_1``, ``_2`` ... (the
+    converter's rule, so outputs of every backend match by name)."""
+    taken = {input_name(p) for p in parameters(graph)}
+    out = {}
+    for result in results(graph):
+        src, index = graph.producer(result, 0)
+        port = src.outputs[index]
+        name = port.names[0] if port.names else result.name
+        if name in taken:
+            base, i, name = result.name, 1, result.name
+            while name in taken:
+                name, i = f"{base}_{i}", i + 1
+        taken.add(name)
+        out[result.id] = name
+    return out
+
+
+def output_name(graph: Graph, result: Layer) -> str:
+    """The user-facing name of one Result (see :func:`output_names`)."""
+    return output_names(graph)[result.id]
+
+
+def parameters(graph: Graph) -> list[Layer]:
+    """The Parameters in the order the converted model lists its inputs (topological)."""
+    return [layer for layer in graph.order if layer.key in BUILTIN]
+
+
+def results(graph: Graph) -> list[Layer]:
+    """The Results in the order the converted model lists its outputs (topological)."""
+    return [layer for layer in graph.order if layer.type == "Result"]
+
+
+def missing_oracles(graph: Graph) -> list[Layer]:
+    """Layers with neither an oracle nor built-in evaluation."""
+    return [l for l in graph.order if l.key not in BUILTIN and oracle_for(l.type, l.version) is None]
+
+
+def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
+    etype = layer.attrs["element_type"]
+    value = np.asarray(value)
+    if etype.numpy is not None and value.dtype != etype.numpy:
+        raise Ir2OnnxError(f"input '{name}' must be {etype.name} ({etype.numpy}), got {value.dtype}")
+    shape = layer.attrs["shape"]
+    if shape is not None and (len(shape) != value.ndim or
+                              any(d is not None and d != s for d, s in zip(shape, value.shape))):
+        raise Ir2OnnxError(f"input '{name}' has shape {list(value.shape)}, the model declares "
+                           f"{shape_str(shape)}")
+    return value
+
+
+def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run ``graph`` on ``feeds`` (keyed by input name) with the oracles.
+
+    Returns ``{output name: array}`` in the model's output order. Raises
+    :class:`~ir2onnx.errors.UnsupportedLayers` listing every layer without an oracle, and
+    :class:`~ir2onnx.errors.InvalidLayer` when an oracle finds the layer or its inputs invalid.
+    """
+    missing = missing_oracles(graph)
+    if missing:
+        raise UnsupportedLayers([(l, "no oracle for this operation version") for l in missing])
+    names = {input_name(p): p for p in parameters(graph)}
+    unknown = sorted(set(feeds) - set(names))
+    if unknown:
+        raise Ir2OnnxError(f"the model has no input {', '.join(map(repr, unknown))} "
+                           f"(inputs: {', '.join(names)})")
+    absent = [n for n in names if n not in feeds]
+    if absent:
+        raise Ir2OnnxError(f"no value for input(s) {', '.join(map(repr, absent))}")
+    uses: dict[tuple[str, int], int] = {}
+    for layer in graph.order:
+        for s in layer.sources:
+            uses[(s.layer, s.output)] = uses.get((s.layer, s.output), 0) + 1
+    values: dict[tuple[str, int], np.ndarray] = {}
+    outputs: dict[str, np.ndarray] = {}
+    out_names = output_names(graph)
+    for layer in graph.order:
+        inputs = [values[(s.layer, s.output)] for s in layer.sources]
+        for s in layer.sources:  # free intermediates as soon as their last user has them
+            uses[(s.layer, s.output)] -= 1
+            if uses[(s.layer, s.output)] == 0:
+                del values[(s.layer, s.output)]
+        if layer.key in BUILTIN:
+            name = input_name(layer)
+            outs = [_check_feed(layer, feeds[name], name)]
+        else:
+            outs = oracle_for(layer.type, layer.version)(layer, inputs)
+            if layer.type == "Result":
+                outputs[out_names[layer.id]] = np.asarray(outs[0])
+                continue
+        if len(outs) != len(layer.outputs):
+            raise InvalidLayer(layer, f"the oracle returned {len(outs)} output(s) for "
+                                      f"{len(layer.outputs)} output port(s)")
+        for i, value in enumerate(outs):
+            if uses.get((layer.id, i)):
+                values[(layer.id, i)] = np.asarray(value)
+    return outputs

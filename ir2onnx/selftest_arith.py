@@ -1,0 +1,151 @@
+"""Selftest cases of the arithmetic families: (Group)ConvolutionBackpropData-1
+(specs/ConvolutionBackpropData.md) and the element-wise ops and reductions. Compared with the
+oracle within the per-type tolerances of :mod:`ir2onnx.compare`, not bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+
+from .selftest_cases import Case, const, ov_build, param
+
+CBD, GCBD = ("ConvolutionBackpropData", "opset1"), ("GroupConvolutionBackpropData", "opset1")
+W3 = np.array([0.5, -1.0, 2.0], np.float32)
+
+
+def _filters(shape, seed=7, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _cbd(x_shape, w_shape, strides, out_shape=None, group=False, dtype=np.float32, w=None, **attrs):
+    def make(ops):
+        x = param(ops, x_shape, dtype)
+        filters = ops.constant(_filters(w_shape, dtype=dtype) if w is None else np.asarray(w, dtype))
+        o = None if out_shape is None else const(ops, out_shape)
+        fn = ops.group_convolution_backprop_data if group else ops.convolution_backprop_data
+        return [(fn(x, filters, strides, o, **attrs), "y")], [x]
+    return make
+
+
+def _cbd_compressed(ops):
+    """Real-IR surroundings: f16-compressed weights (Const f16 -> Convert) and a bias Add."""
+    x = param(ops, [1, 4, 5, 5], np.float32)
+    y = ops.convolution_backprop_data(x, ops.constant(_filters((4, 2, 3, 3))), [2, 2], None, [1, 1], [1, 1])
+    return [(ops.add(y, ops.constant(_filters((1, 2, 1, 1), 3))), "y")], [x]
+
+
+def _cbd_shape_from_skip(ops):
+    """output_shape computed from another tensor (an encoder/decoder skip connection)."""
+    x, skip = param(ops, [1, 2, 4, 4], np.float32), param(ops, [1, 3, 9, 8], np.float32, "skip")
+    out_shape = ops.gather(ops.shape_of(skip), const(ops, [2, 3]), const(ops, 0))
+    y = ops.convolution_backprop_data(x, ops.constant(_filters((2, 3, 3, 3))), [2, 2], out_shape)
+    return [(ops.add(y, skip), "y")], [x, skip]
+
+
+def _clamp(auto_pad):
+    """specs: 1-D input 4, kernel 3, stride 1, output_shape 7 -> the natural 6 then one zero."""
+    return Case(f"cbd/output-shape-beyond-natural-{auto_pad}", CBD,
+                ov_build(_cbd([1, 1, 4], [1, 1, 3], [1], [7], w=W3.reshape(1, 1, 3), auto_pad=auto_pad)),
+                exact=False, expect={"y": lambda f: np.append(np.convolve(f["x"][0, 0], W3), 0).reshape(1, 1, 7)},
+                source="ConvolutionBackpropData.md: measured OpenVINO behaviour")
+
+
+def _binary(fn, a_shape, b_shape, dtype=np.float32, **kw):
+    def make(ops):
+        a, b = param(ops, a_shape, dtype, "a"), param(ops, b_shape, dtype, "b")
+        return [(getattr(ops, fn)(a, b, **kw), "y")], [a, b]
+    return make
+
+
+def _reduce(fn, shape, axes, keep_dims, dtype=np.float32):
+    def make(ops):
+        x = param(ops, shape, dtype)
+        return [(getattr(ops, fn)(x, const(ops, axes), keep_dims), "y")], [x]
+    return make
+
+
+def _nonzero_divisor(dtype, shape=(2, 3)):
+    def feeds(rng):
+        b = rng.integers(1, 9, size=shape) * rng.choice([-1, 1], size=shape)
+        return {"a": rng.integers(-20, 21, size=shape).astype(dtype), "b": b.astype(dtype)}
+    return feeds
+
+
+def _compressed_multiply(ops):
+    x = param(ops, [1, 5000], np.float32)
+    return [(ops.multiply(x, ops.constant(np.linspace(-4, 4, 5000, dtype=np.float32))), "y")], [x]
+
+
+def _ov_compressed(make):
+    return ov_build(make, compress=True)
+
+
+CASES = [
+    # ConvolutionBackpropData-1: the spec's worked examples first
+    Case("cbd/spec-example-1", CBD, ov_build(_cbd([1, 20, 224, 224], [20, 10, 3, 3], [2, 2], pads_begin=[1, 1],
+                                                  pads_end=[1, 1])),
+         exact=False, expect={"y": (1, 10, 447, 447)}, source="ConvolutionBackpropData.md example 1"),
+    Case("cbd/spec-example-2", CBD, ov_build(_cbd([1, 20, 2, 2], [20, 10, 3, 3], [3, 3], output_padding=[2, 2])),
+         exact=False, expect={"y": (1, 10, 8, 8)}, source="ConvolutionBackpropData.md example 2"),
+    Case("cbd/spec-example-3", CBD, ov_build(_cbd([1, 20, 224, 224], [20, 10, 3, 3], [1, 1], [450, 450],
+                                                  auto_pad="valid")),
+         exact=False, expect={"y": (1, 10, 450, 450)}, source="ConvolutionBackpropData.md example 3"),
+    *[_clamp(p) for p in ("explicit", "valid", "same_upper", "same_lower")],
+    Case("cbd/output-padding-zeros", CBD, ov_build(_cbd([1, 1, 2], [1, 1, 3], [2], w=np.ones((1, 1, 3)),
+                                                       output_padding=[1])),
+         inputs={"x": np.array([[[1, 2]]], np.float32)}, exact=False,
+         expect={"y": np.array([[[1, 1, 3, 2, 2, 0]]], np.float32)},
+         source="ConvolutionBackpropData.md: output_padding elements are zeros"),
+    Case("cbd/same-upper-odd-total", CBD, ov_build(_cbd([1, 1, 5], [1, 1, 3], [2], [8], auto_pad="same_upper")),
+         exact=False, expect={"y": (1, 1, 8)}, source="ConvolutionBackpropData.md: same_upper crops the start"),
+    Case("cbd/same-lower-odd-total", CBD, ov_build(_cbd([1, 2, 5], [2, 1, 3], [2], [8], auto_pad="same_lower")),
+         exact=False, expect={"y": (1, 1, 8)}),
+    Case("cbd/stride2-pads1-8x8", CBD, ov_build(_cbd([1, 2, 8, 8], [2, 3, 3, 3], [2, 2], pads_begin=[1, 1],
+                                                     pads_end=[1, 1])),
+         exact=False, expect={"y": (1, 3, 15, 15)}, source="toolchain-facts.md: 15x15, not 16x16"),
+    Case("cbd/asymmetric-pads-dilation", CBD, ov_build(_cbd([1, 2, 4, 5], [2, 2, 3, 2], [2, 1], pads_begin=[1, 0],
+                                                            pads_end=[0, 1], dilations=[2, 2])),
+         exact=False, expect={"y": (1, 2, 10, 6)}),
+    Case("cbd/3d", CBD, ov_build(_cbd([1, 2, 3, 3, 3], [2, 3, 2, 2, 2], [2, 2, 2])), exact=False,
+         expect={"y": (1, 3, 6, 6, 6)}),
+    Case("cbd/f16", CBD, ov_build(_cbd([1, 3, 4, 4], [3, 2, 3, 3], [2, 2], dtype=np.float16)), exact=False,
+         expect={"y": (1, 2, 9, 9)}),
+    Case("cbd/f16-weights-and-bias", CBD, _ov_compressed(_cbd_compressed), exact=False, expect={"y": (1, 2, 9, 9)}),
+    Case("cbd/output-shape-from-skip", CBD, ov_build(_cbd_shape_from_skip), exact=False, expect={"y": (1, 3, 9, 8)}),
+    Case("gcbd/groups-2", GCBD, ov_build(_cbd([1, 4, 3, 3], [2, 2, 3, 3, 3], [2, 2], group=True,
+                                              pads_begin=[1, 1], pads_end=[1, 1])),
+         exact=False, expect={"y": (1, 6, 5, 5)}),
+    Case("gcbd/depthwise", GCBD, ov_build(_cbd([1, 3, 4, 4], [3, 1, 1, 3, 3], [1, 1], group=True)),
+         exact=False, expect={"y": (1, 3, 6, 6)}),
+    Case("gcbd/output-shape", GCBD, ov_build(_cbd([1, 2, 3], [2, 1, 2, 3], [2], [6], group=True,
+                                                  auto_pad="same_upper")),
+         exact=False, expect={"y": (1, 4, 6)}),
+    # element-wise (numpy broadcasting unless said otherwise)
+    Case("add/broadcast", ("Add", "opset1"), ov_build(_binary("add", [2, 3, 4], [3, 1])), exact=False,
+         expect={"y": lambda f: f["a"] + f["b"]}),
+    Case("add/i32-no-broadcast", ("Add", "opset1"), ov_build(_binary("add", [2, 3], [2, 3], np.int32,
+                                                                      auto_broadcast="none")),
+         expect={"y": lambda f: f["a"] + f["b"]}),
+    Case("add/f16", ("Add", "opset1"), ov_build(_binary("add", [1, 3, 2, 2], [1, 3, 1, 1], np.float16)), exact=False),
+    Case("subtract/broadcast-i64", ("Subtract", "opset1"), ov_build(_binary("subtract", [3, 1], [4], np.int64)),
+         expect={"y": lambda f: f["a"] - f["b"]}),
+    Case("multiply/broadcast", ("Multiply", "opset1"), ov_build(_binary("multiply", [2, 1, 3], [4, 1])),
+         exact=False, expect={"y": lambda f: f["a"] * f["b"]}),
+    Case("multiply/f16-compressed-const", ("Multiply", "opset1"), _ov_compressed(_compressed_multiply), exact=False),
+    Case("divide/f32", ("Divide", "opset1"), ov_build(_binary("divide", [2, 3], [2, 3])), exact=False,
+         inputs=_nonzero_divisor(np.float32)),
+    Case("divide/i32-floor", ("Divide", "opset1"), ov_build(_binary("divide", [2, 3], [2, 3], np.int32)),
+         inputs=_nonzero_divisor(np.int32), expect={"y": lambda f: f["a"] // f["b"]},
+         source="Divide-1 m_pythondiv=true: integer division rounds toward -inf",
+         openvino_deviates="OpenVINO 2026.4's CPU plugin truncates integer Divide toward zero even "
+                           "with m_pythondiv=true (measured: 4 / -6 -> 0, spec and onnxruntime -1)"),
+    Case("maximum/broadcast", ("Maximum", "opset1"), ov_build(_binary("maximum", [2, 3], [3])),
+         expect={"y": lambda f: np.maximum(f["a"], f["b"])}),
+    Case("minimum/i32", ("Minimum", "opset1"), ov_build(_binary("minimum", [2, 3], [2, 1], np.int32)),
+         expect={"y": lambda f: np.minimum(f["a"], f["b"])}),
+    Case("reducesum/axis1", ("ReduceSum", "opset1"), ov_build(_reduce("reduce_sum", [2, 3, 4], [1], False)),
+         exact=False, expect={"y": lambda f: f["x"].sum(1)}),
+    Case("reducesum/keep-dims-negative-i32", ("ReduceSum", "opset1"),
+         ov_build(_reduce("reduce_sum", [2, 3, 4], [-1, 0], True, np.int32)),
+         expect={"y": lambda f: f["x"].sum((0, 2), keepdims=True)}),
+    Case("reduceprod/axes", ("ReduceProd", "opset1"), ov_build(_reduce("reduce_prod", [2, 3, 2], [0, 2], False)),
+         exact=False, expect={"y": lambda f: f["x"].prod((0, 2))}),
+]

@@ -34,7 +34,7 @@ class UnsupportedLayers(Ir2OnnxError):
     def __init__(self, problems: list[tuple[object, str]]):
         self.problems = problems
         parts = [f"{describe(layer)}: {reason}" for layer, reason in problems]
-        super().__init__(f"{len(problems)} unsupported layer(s): " + "; ".join(parts))
+        super().__init__(f"{len(problems)} layer(s) cannot be converted: " + "; ".join(parts))
 
 
 def describe(layer) -> str:

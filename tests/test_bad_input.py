@@ -198,7 +198,7 @@ def test_every_unsupported_layer_listed_at_once(capsys, tmp_path):
     c = w.layer("Sqrt", "custom_ext", [b], {}, [("f32", (2,))], name="ext")[0]
     w.result(c)
     xml = w.save(tmp_path / "u.xml")
-    _assert_refused(capsys, tmp_path, xml, r"3 unsupported layer\(s\): 'frob' \(Frobnicate-opset1.*'conv99' \(Convert-opset99.*'ext' \(Sqrt-custom_ext")
+    _assert_refused(capsys, tmp_path, xml, r"3 layer\(s\) cannot be converted: 'frob' \(Frobnicate-opset1.*'conv99' \(Convert-opset99.*'ext' \(Sqrt-custom_ext")
 
 
 def test_output_not_overwritten_on_error(capsys, tmp_path, good):

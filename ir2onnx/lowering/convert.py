@@ -84,7 +84,7 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     b = Builder(opset)
     ctx = Context(b, graph, opset)
     values: dict[tuple[str, int], Value | None] = {}
-    problems: list[tuple[Layer, str]] = []
+    errors: list[InvalidLayer] = []
     for layer in graph.order:
         inputs = [values[(s.layer, s.output)] for s in layer.sources]
         if any(v is None for v in inputs):  # downstream of a layer that already failed
@@ -94,17 +94,16 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         try:
             outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
         except InvalidLayer as e:  # e.layer may be an input's producer (a Const ONNX cannot hold)
-            if all(e.layer is not l or e.reason != r for l, r in problems):
-                problems.append((e.layer, e.reason))
+            if all(e.layer is not f.layer or e.reason != f.reason for f in errors):
+                errors.append(e)
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
             continue
         for i, port in enumerate(layer.outputs):
             values[(layer.id, i)] = _as_value(b, outs[i], port)
-    if len(problems) == 1:
-        layer, reason = problems[0]
-        raise InvalidLayer(layer, reason)
-    if problems:
-        raise UnsupportedLayers(problems)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
     outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, not lowering order
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(

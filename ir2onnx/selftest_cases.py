@@ -173,9 +173,9 @@ CORE = [
 
 def all_cases() -> list[Case]:
     """Every built-in case, core first, then each op family."""
-    from . import selftest_arith, selftest_movement, selftest_shape
+    from . import selftest_arith, selftest_movement, selftest_nn, selftest_shape
 
-    cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES
+    cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

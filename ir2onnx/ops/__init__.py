@@ -8,3 +8,9 @@ from . import reshape  # noqa: F401  Reshape-1
 from . import shape_ops  # noqa: F401  ShapeOf, Concat, Squeeze, Unsqueeze
 from . import gather  # noqa: F401  Gather-1/-7/-8
 from . import eltwise  # noqa: F401  Add, Subtract, Multiply, Divide, reductions
+from . import convolution  # noqa: F401  Convolution-1, GroupConvolution-1
+from . import matmul  # noqa: F401  MatMul-1
+from . import transpose  # noqa: F401  Transpose-1
+from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Exp, Sqrt, Clamp, Gelu, HSwish, Swish, SoftMax
+from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14
+from . import slicing  # noqa: F401  StridedSlice-1, Slice-8

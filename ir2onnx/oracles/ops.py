@@ -6,3 +6,8 @@ from . import convolution_backprop_data  # noqa: F401
 from . import reshape  # noqa: F401
 from . import shape_ops  # noqa: F401
 from . import eltwise  # noqa: F401
+from . import convolution  # noqa: F401
+from . import matmul  # noqa: F401  MatMul, Transpose
+from . import activations  # noqa: F401
+from . import pooling  # noqa: F401
+from . import slicing  # noqa: F401  StridedSlice, Slice

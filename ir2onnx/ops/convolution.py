@@ -1,0 +1,119 @@
+"""Convolution-1 and GroupConvolution-1 (forward convolution, 1-D/2-D/3-D).
+
+The Conv node always carries explicit, non-negative ``pads`` (never ONNX ``auto_pad``):
+``same_upper`` / ``same_lower`` are resolved here by OpenVINO's rule: output ``ceil(X / s)``,
+total padding ``max((ceil(X/s) - 1)*s + (K-1)*d + 1 - X, 0)``, the odd element at the end for
+same_upper and at the beginning for same_lower; ``valid`` pads nothing; ``explicit`` takes
+pads_begin / pads_end. With a dynamic spatial dim the same_* pads are still known when the
+stride is 1 (total ``(K-1)*d``); otherwise the layer is refused.
+"""
+from __future__ import annotations
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.graph import is_static
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+
+AUTO_PADS = ("explicit", "notset", "same_upper", "same_lower", "valid")
+FLOAT_TYPES = ("f16", "f32", "f64")  # ONNX Conv's types (onnxruntime's CPU: f16, f32)
+
+
+def attr_ints(layer, name: str, rank: int, minimum: int) -> list[int]:
+    """An ints attribute of exactly ``rank`` values, each >= ``minimum``."""
+    values = list(layer.attrs.get(name) or [])
+    if len(values) != rank:
+        raise InvalidLayer(layer, f"{name} has {len(values)} values, a {rank}-D op needs {rank}")
+    if any(v < minimum for v in values):
+        raise InvalidLayer(layer, f"{name}={values}: every value must be >= {minimum}")
+    return values
+
+
+def same_pads(layer, mode: str, size: int | None, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """(begin, end) padding of one axis for auto_pad same_upper / same_lower (OpenVINO's rule)."""
+    span = (kernel - 1) * dilation + 1
+    if size is None:
+        if stride != 1:
+            raise UnsupportedLayer(layer, f"auto_pad={mode} with stride {stride} on a dynamic spatial "
+                                          "dim: the padding is only known at run time")
+        total = span - 1
+    else:
+        total = max((-(-size // stride) - 1) * stride + span - size, 0)
+    small, large = total // 2, total - total // 2
+    return (small, large) if mode == "same_upper" else (large, small)
+
+
+def conv_pads(layer, rank: int, spatial, kernel, strides, dilations) -> list[int]:
+    """ONNX ``pads`` ([begins..., ends...]) for the layer's auto_pad mode."""
+    mode = layer.attrs.get("auto_pad") or "explicit"
+    if mode not in AUTO_PADS:
+        raise InvalidLayer(layer, f"auto_pad='{mode}' is not one of {', '.join(AUTO_PADS)}")
+    if mode == "valid":
+        return [0] * (2 * rank)
+    if mode in ("explicit", "notset"):
+        begins = list(layer.attrs.get("pads_begin") or [])
+        ends = list(layer.attrs.get("pads_end") or [])
+        for name, values in (("pads_begin", begins), ("pads_end", ends)):
+            if len(values) != rank:
+                raise InvalidLayer(layer, f"{name} has {len(values)} values, a {rank}-D op needs {rank}")
+            if any(v < 0 for v in values):
+                raise UnsupportedLayer(layer, f"negative {name}={values} (cropping) is not supported")
+        return begins + ends
+    pairs = [same_pads(layer, mode, x, k, s, d) for x, k, s, d in zip(spatial, kernel, strides, dilations)]
+    return [p[0] for p in pairs] + [p[1] for p in pairs]
+
+
+def _lower(ctx, layer, inputs, grouped: bool):
+    x, w = inputs
+    etype = x.etype
+    if etype is None or etype.name not in FLOAT_TYPES:
+        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} has no ONNX Conv "
+                                      f"(supported: {', '.join(FLOAT_TYPES)})")
+    if w.etype != etype:
+        raise InvalidLayer(layer, f"data is {etype.name} but filters are {w.etype.name}")
+    ctx.onnx_type(layer, etype)
+    if not is_static(w.shape):
+        raise UnsupportedLayer(layer, "filters with a dynamic shape are not supported")
+    extra = 3 if grouped else 2
+    rank = len(w.shape) - extra
+    if rank not in (1, 2, 3):
+        raise InvalidLayer(layer, f"filters of rank {len(w.shape)} do not describe a 1-D, 2-D or 3-D "
+                                  f"{'grouped ' if grouped else ''}convolution")
+    if 0 in w.shape:
+        raise InvalidLayer(layer, f"filters of shape {list(w.shape)} are empty")
+    if x.shape is not None and len(x.shape) != rank + 2:
+        raise InvalidLayer(layer, f"data of rank {len(x.shape)} does not fit filters of rank {len(w.shape)}")
+    groups, c_out, c_in_g = (w.shape[0], w.shape[0] * w.shape[1], w.shape[2]) if grouped else (1, *w.shape[:2])
+    c_in = None if x.shape is None else x.shape[1]
+    if c_in is not None and c_in != groups * c_in_g:
+        raise InvalidLayer(layer, f"data has {c_in} channels but the filters expect {groups * c_in_g}"
+                                  + (f" ({groups} groups of {c_in_g})" if grouped else ""))
+    kernel = list(w.shape[extra:])
+    strides = attr_ints(layer, "strides", rank, 1)
+    dilations = attr_ints(layer, "dilations", rank, 1)
+    spatial = [None] * rank if x.shape is None else list(x.shape[2:])
+    pads = conv_pads(layer, rank, spatial, kernel, strides, dilations)
+    for i, size in enumerate(spatial):
+        span = (kernel[i] - 1) * dilations[i] + 1
+        if size is not None and size + pads[i] + pads[rank + i] < span:
+            raise InvalidLayer(layer, f"spatial axis {i}: the padded input ({size} + pads) is smaller "
+                                      f"than the dilated kernel ({span})")
+    weights = w
+    if grouped:
+        weights = ctx.b.Reshape(w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
+    y = ctx.b.Conv(x, weights, kernel_shape=kernel, strides=strides, dilations=dilations,
+                   pads=pads, group=groups if grouped else None)
+    return [y]
+
+
+@lowers("Convolution", "opset1")
+def convolution(ctx, layer, inputs):
+    """Convolution-1 -> Conv (explicit pads; auto_pad resolved at convert time)."""
+    return _lower(ctx, layer, inputs, grouped=False)
+
+
+@lowers("GroupConvolution", "opset1")
+def group_convolution(ctx, layer, inputs):
+    """GroupConvolution-1 -> Reshape(filters [G, C_OUT/G, C_IN/G, ...] -> [C_OUT, C_IN/G, ...]),
+    Conv(group=G) (explicit pads; auto_pad resolved at convert time)."""
+    return _lower(ctx, layer, inputs, grouped=True)
+

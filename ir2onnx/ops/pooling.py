@@ -1,0 +1,241 @@
+"""MaxPool-1/-8/-14 and AvgPool-1/-14 (1-D/2-D/3-D pooling).
+
+The output size per axis follows OpenVINO: explicit/valid pads with ``floor`` or ``ceil``
+rounding (``ceil_torch`` drops a last window that would start in the end padding), auto_pad
+same_* gives ``ceil(X / s)`` with the padding split like Convolution. The ONNX pooling node never
+uses ``auto_pad`` or ``ceil_mode``: its end pad is widened (or a Slice crops) so that floor
+rounding yields exactly that size, which is exact because padded elements never count (a dynamic spatial
+dim keeps the layer's pads; it needs floor rounding, or auto_pad same_* with stride 1):
+
+* MaxPool: padding is ignored (a window with no input element gives the type's lowest finite
+  value, as OpenVINO's CPU plugin does; the ONNX form then pads with that value explicitly);
+* AvgPool exclude-pad: AveragePool(count_include_pad=0) divides by the input elements in the
+  window; a window with none is refused (OpenVINO's CPU plugin returns NaN or -0 there);
+* AvgPool include-pad with non-zero pads: OpenVINO divides by the whole kernel size even where
+  the ceil rounding runs past the pads: AveragePool(count_include_pad=1) with an end pad wide
+  enough for every window that touches the input, then a Pad of zeros for windows that hold
+  padding only (a zero-valued Pad *before* the pool would be fused into it by onnxruntime,
+  which then rejects pads >= kernel);
+* AvgPool include-pad without pads: OpenVINO divides by the elements inside the input (as
+  count_include_pad=0 does).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import Value
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+from .convolution import attr_ints, same_pads
+
+MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
+AVG_TYPES = ("f16", "f32", "f64")  # ONNX AveragePool (onnxruntime's CPU: f16, f32)
+
+
+@dataclass(frozen=True)
+class Axis:
+    size: int | None
+    kernel: int
+    stride: int
+    dilation: int
+    begin: int  # pads as OpenVINO sees them
+    end: int
+    out: int | None
+
+    @property
+    def span(self) -> int:
+        return (self.kernel - 1) * self.dilation + 1
+
+    def end_for(self, n: int | None) -> int:
+        """End pad that makes floor rounding reach ``n`` windows (at least); a dynamic size keeps
+        floor rounding with the layer's own pad."""
+        if self.size is None:
+            return self.end
+        return max(0, (n - 1) * self.stride + self.span - self.size - self.begin)
+
+    def floor_count(self, n: int | None) -> int | None:
+        """Windows floor rounding gives with the end pad ``end_for(n)`` (>= n)."""
+        if self.size is None:
+            return n
+        return (self.size + self.begin + self.end_for(n) - self.span) // self.stride + 1
+
+    @property
+    def onnx_end(self) -> int:
+        return self.end_for(self.out)
+
+    @property
+    def trailing_empty(self) -> int:
+        """Windows at the end that start past the input (they hold padding only)."""
+        if self.size is None:
+            return 0  # floor rounding: only pads_end >= kernel makes such windows (see callers)
+        first = -(-(self.size + self.begin) // self.stride)  # first o with o*s - begin >= size
+        return max(0, self.out - first)
+
+    @property
+    def has_empty_window(self) -> bool:
+        """Some window holds no input element (it starts past the input's end)."""
+        return self.trailing_empty > 0
+
+
+def axes_of(layer, x, dilated: bool) -> list[Axis]:
+    kernel = list(layer.attrs.get("kernel") or [])
+    rank = len(kernel)
+    if rank not in (1, 2, 3):
+        raise InvalidLayer(layer, f"kernel {kernel} must have 1, 2 or 3 values")
+    if x.shape is not None and len(x.shape) != rank + 2:
+        raise InvalidLayer(layer, f"data of rank {len(x.shape)} does not fit a {rank}-D kernel")
+    kernel = attr_ints(layer, "kernel", rank, 1)
+    strides = attr_ints(layer, "strides", rank, 1)
+    dilations = attr_ints(layer, "dilations", rank, 1) if dilated else [1] * rank
+    mode = layer.attrs.get("auto_pad") or "explicit"
+    rounding = layer.attrs.get("rounding_type") or "floor"
+    spatial = [None] * rank if x.shape is None else list(x.shape[2:])
+    if mode in ("explicit", "notset"):
+        begins, ends = attr_ints(layer, "pads_begin", rank, 0), attr_ints(layer, "pads_end", rank, 0)
+    else:
+        begins, ends = [0] * rank, [0] * rank
+    out = []
+    for i in range(rank):
+        size, k, s, d = spatial[i], kernel[i], strides[i], dilations[i]
+        b, e = begins[i], ends[i]
+        span = (k - 1) * d + 1
+        if size is None:
+            if mode in ("same_upper", "same_lower") and s == 1:
+                b, e = same_pads(layer, mode, None, k, s, d)
+            elif mode in ("same_upper", "same_lower") or rounding != "floor":
+                raise UnsupportedLayer(layer, f"rounding_type={rounding} / auto_pad={mode} on a dynamic "
+                                              "spatial dim: the output size is only known at run time")
+            out.append(Axis(None, k, s, d, b, e, None))
+            continue
+        if mode in ("same_upper", "same_lower"):
+            b, e = same_pads(layer, mode, size, k, s, d)
+            n = -(-size // s)
+        else:
+            room = size + b + e - span
+            if room < 0:
+                raise InvalidLayer(layer, f"spatial axis {i}: the padded input ({size} + {b} + {e}) is "
+                                          f"smaller than the kernel ({span})")
+            n = room // s + 1 if rounding == "floor" else -(-room // s) + 1
+            if rounding == "ceil_torch" and (n - 1) * s >= size + b:
+                n -= 1
+        out.append(Axis(size, k, s, d, b, e, n))
+    return out
+
+
+def _slice_extra(ctx, y, axes: list[Axis], counts: list[int] | None = None):
+    """Crop windows past ``counts`` (default: ``out``) that floor rounding with the widened pad
+    would add."""
+    counts = counts or [a.out for a in axes]
+    extra = [i for i, (a, n) in enumerate(zip(axes, counts)) if n is not None and a.floor_count(n) > n]
+    if not extra:
+        return y
+    g = ctx.b
+    return g.Slice(y, i64(g, [0] * len(extra)), i64(g, [counts[i] for i in extra]),
+                   i64(g, [i + 2 for i in extra]))
+
+
+def _pads(axes: list[Axis], widened: bool = True) -> list[int]:
+    return [a.begin for a in axes] + [a.onnx_end if widened else a.end for a in axes]
+
+
+def _check_type(ctx, layer, x, allowed) -> None:
+    if x.etype is None or x.etype.name not in allowed:
+        raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name if x.etype else '?'} "
+                                      f"is not supported (only {', '.join(allowed)})")
+    ctx.onnx_type(layer, x.etype)
+
+
+def _lowest(etype):
+    return np.finfo(etype.numpy).min if etype.name.startswith("f") else np.iinfo(etype.numpy).min
+
+
+def _max_pool(ctx, layer, inputs, dilated: bool):
+    x = inputs[0]
+    _check_type(ctx, layer, x, MAX_TYPES)
+    axes = axes_of(layer, x, dilated)
+    g = ctx.b
+    kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes],
+              dilations=[a.dilation for a in axes] if dilated else None)
+    if any(a.has_empty_window or a.begin >= a.kernel or a.onnx_end >= a.kernel for a in axes):
+        # onnxruntime wants pads < kernel and has no "lowest value" for windows without input
+        pads = [0, 0] + [a.begin for a in axes] + [0, 0] + [a.onnx_end for a in axes]
+        lowest = g.const(np.asarray(_lowest(x.etype), x.etype.numpy), x.etype.numpy, "lowest")
+        y = g.MaxPool(g.Pad(x, i64(g, pads, "pads"), lowest), **kw)
+    else:
+        y = g.MaxPool(x, pads=_pads(axes), **kw)
+    return _slice_extra(ctx, y, axes)
+
+
+def _indices_output(ctx, layer):
+    """The indices output of MaxPool-8/-14: refused if any layer reads it."""
+    used = any(s.layer == layer.id and s.output == 1 for l in ctx.graph.order for s in l.sources)
+    problem = UnsupportedLayer(layer, "the indices output of MaxPool is not supported")
+    if used:
+        raise problem
+    port = layer.outputs[1] if len(layer.outputs) > 1 else None
+    return Value(ctx.b, port.etype if port else None, port.shape if port else None, unrepresentable=problem)
+
+
+@lowers("MaxPool", "opset1")
+def max_pool1(ctx, layer, inputs):
+    """MaxPool-1 -> MaxPool (explicit pads, floor rounding) [-> Slice]; windows reaching past
+    onnxruntime's pad limit: Pad(lowest value) -> MaxPool."""
+    return [_max_pool(ctx, layer, inputs, dilated=False)]
+
+
+@lowers("MaxPool", "opset8")
+def max_pool8(ctx, layer, inputs):
+    """MaxPool-8 -> MaxPool(dilations) [-> Slice] (first output only; the indices output is
+    refused when used)."""
+    return [_max_pool(ctx, layer, inputs, dilated=True), _indices_output(ctx, layer)]
+
+
+@lowers("MaxPool", "opset14")
+def max_pool14(ctx, layer, inputs):
+    """MaxPool-14 -> MaxPool(dilations) [-> Slice] (rounding ceil_torch too; the indices output
+    is refused when used)."""
+    return [_max_pool(ctx, layer, inputs, dilated=True), _indices_output(ctx, layer)]
+
+
+def _avg_pool(ctx, layer, inputs):
+    x = inputs[0]
+    _check_type(ctx, layer, x, AVG_TYPES)
+    axes = axes_of(layer, x, dilated=False)
+    exclude = bool(layer.attrs.get("exclude-pad"))
+    padded = any(a.begin or a.end for a in axes)
+    g = ctx.b
+    kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes])
+    if exclude and any(a.begin >= a.kernel or a.end >= a.kernel for a in axes):
+        raise InvalidLayer(layer, "exclude-pad=true needs every pad smaller than the kernel")
+    if not exclude and padded:
+        # divisor: the whole kernel. Windows that hold padding only (ceil rounding) are zeros,
+        # appended by a Pad after the pooling; the rest fit inside the pads onnxruntime allows.
+        if any(a.begin >= a.kernel or (a.size is None and a.end >= a.kernel) for a in axes):
+            raise UnsupportedLayer(layer, "exclude-pad=false with pads >= kernel is not supported")
+        counts = [None if a.out is None else a.out - a.trailing_empty for a in axes]
+        pads = [a.begin for a in axes] + [a.end_for(n) for a, n in zip(axes, counts)]
+        y = _slice_extra(ctx, g.AveragePool(x, pads=pads, count_include_pad=1, **kw), axes, counts)
+        if any(a.trailing_empty for a in axes):
+            tail = [0] * (len(axes) + 2) + [0, 0] + [a.trailing_empty for a in axes]
+            y = g.Pad(y, i64(g, tail, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
+        return y
+    if any(a.has_empty_window for a in axes):
+        raise UnsupportedLayer(layer, "a pooling window holds no input element (ceil rounding past the "
+                                      "input): OpenVINO's result there is not defined")
+    return _slice_extra(ctx, g.AveragePool(x, pads=_pads(axes), count_include_pad=0, **kw), axes)
+
+
+@lowers("AvgPool", "opset1")
+def avg_pool1(ctx, layer, inputs):
+    """AvgPool-1 -> AveragePool(count_include_pad=0, explicit pads) [-> Slice]; include-pad with
+    pads: AveragePool(count_include_pad=1) [-> Slice] [-> Pad(zeros)]."""
+    return [_avg_pool(ctx, layer, inputs)]
+
+
+@lowers("AvgPool", "opset14")
+def avg_pool14(ctx, layer, inputs):
+    """AvgPool-14 -> as AvgPool-1, with rounding_type ceil_torch too."""
+    return [_avg_pool(ctx, layer, inputs)]

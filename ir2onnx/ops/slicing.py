@@ -1,0 +1,143 @@
+"""StridedSlice-1 and Slice-8.
+
+Both use ONNX Slice, whose clamping of starts/ends equals numpy's (and the specs'): a negative
+index counts from the end, out-of-range values are clamped, ``INT64_MAX`` / ``INT64_MIN`` mean
+"to the end" in either direction. StridedSlice's masks (constant begin/end/stride, known input
+rank) become: begin_mask/end_mask -> those extremes; shrink_axis -> a one-element Slice and a
+Squeeze; new_axis -> an Unsqueeze; ellipsis -> full slices for the dims it stands for.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from ..lowering.shapes import as_int64, i64
+
+INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+FOLD_ELEMENTS = 4096
+
+
+def _const_ints(layer, v, what: str) -> list[int]:
+    if not v.is_const:
+        raise UnsupportedLayer(layer, f"{what} known only at run time is not supported")
+    if not v.etype.is_integer:
+        raise InvalidLayer(layer, f"{what} must be integers, not {v.etype.name}")
+    return [int(t) for t in np.asarray(v.value()).reshape(-1)]
+
+
+def _mask(layer, name: str, n: int) -> list[int]:
+    values = list(layer.attrs.get(name) or [])
+    if len(values) > n and any(values[n:]):
+        raise InvalidLayer(layer, f"{name} {values} has set bits past the {n} begin values")
+    return (values + [0] * n)[:n]
+
+
+def plan_strided_slice(layer, rank: int, begin, end, stride):
+    """(starts, ends, steps) for every input axis, the input axes to squeeze and the output axes
+    to unsqueeze."""
+    n = len(begin)
+    if len(end) != n or len(stride) != n:
+        raise InvalidLayer(layer, f"begin, end and stride have {n}, {len(end)} and {len(stride)} values")
+    if any(s == 0 for s in stride):
+        raise InvalidLayer(layer, f"stride {stride} contains 0")
+    bm, em = _mask(layer, "begin_mask", n), _mask(layer, "end_mask", n)
+    new, shrink, ell = (_mask(layer, m, n) for m in ("new_axis_mask", "shrink_axis_mask", "ellipsis_mask"))
+    if sum(ell) > 1:
+        raise InvalidLayer(layer, f"ellipsis_mask {ell} sets more than one bit")
+    if any(e and (a or s) for e, a, s in zip(ell, new, shrink)) or any(a and s for a, s in zip(new, shrink)):
+        raise UnsupportedLayer(layer, "an entry with more than one of new_axis/shrink_axis/ellipsis is not supported")
+    consumed = sum(1 for i in range(n) if not new[i] and not ell[i])
+    if consumed > rank:
+        raise InvalidLayer(layer, f"{consumed} sliced axes but the input has rank {rank}")
+    starts, ends, steps = [0] * rank, [INT64_MAX] * rank, [1] * rank
+    squeeze, unsqueeze = [], []
+    axis = out = 0
+    for i in range(n):
+        if ell[i]:
+            covered = rank - consumed
+            axis, out = axis + covered, out + covered
+        elif new[i]:
+            unsqueeze.append(out)
+            out += 1
+        elif shrink[i]:
+            b = begin[i]
+            starts[axis], ends[axis] = b, (b + 1 if b != -1 else INT64_MAX)
+            squeeze.append(axis)
+            axis += 1
+        else:
+            s = stride[i]
+            starts[axis] = (0 if s > 0 else INT64_MAX) if bm[i] else begin[i]
+            ends[axis] = (INT64_MAX if s > 0 else INT64_MIN) if em[i] else end[i]
+            steps[axis] = s
+            axis, out = axis + 1, out + 1
+    return (starts, ends, steps), squeeze, unsqueeze
+
+
+def _emit_slice(ctx, x, starts, ends, steps, axes):
+    keep = [j for j, a in enumerate(axes) if not (starts[j] == 0 and ends[j] == INT64_MAX and steps[j] == 1)]
+    if not keep:
+        return x
+    g = ctx.b
+    pick = lambda values: i64(g, [values[j] for j in keep])  # noqa: E731
+    return g.Slice(x, pick(starts), pick(ends), i64(g, [axes[j] for j in keep]), pick(steps))
+
+
+def _check_shrink_range(layer, x, squeeze, starts) -> None:
+    for a in squeeze:
+        d = None if x.shape is None else x.shape[a]
+        if d is not None and not -d <= starts[a] < d:
+            raise InvalidLayer(layer, f"shrink_axis index {starts[a]} is out of range for axis {a} of size {d}")
+
+
+@lowers("StridedSlice", "opset1")
+def strided_slice(ctx, layer, inputs):
+    """StridedSlice-1 -> Slice [-> Squeeze] [-> Unsqueeze] (constant begin/end/stride, known rank;
+    folded for small constant data)."""
+    x, begin_v, end_v = inputs[:3]
+    begin, end = _const_ints(layer, begin_v, "begin"), _const_ints(layer, end_v, "end")
+    stride = _const_ints(layer, inputs[3], "stride") if len(inputs) > 3 else [1] * len(begin)
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "StridedSlice on an input of dynamic rank is not supported")
+    (starts, ends, steps), squeeze, unsqueeze = plan_strided_slice(layer, x.rank, begin, end, stride)
+    _check_shrink_range(layer, x, squeeze, starts)
+    if x.is_const and int(np.prod(x.shape)) <= FOLD_ELEMENTS:
+        v = x.value()[tuple(slice(s, e if e not in (INT64_MAX, INT64_MIN) else None, t)
+                            for s, e, t in zip(starts, ends, steps))]
+        v = np.squeeze(v, axis=tuple(squeeze)) if squeeze else v
+        return [np.ascontiguousarray(np.expand_dims(v, tuple(unsqueeze)) if unsqueeze else v)]
+    g = ctx.b
+    y = _emit_slice(ctx, x, starts, ends, steps, list(range(x.rank)))
+    if squeeze:
+        y = g.Squeeze(y, i64(g, squeeze, "axes"))
+    if unsqueeze:
+        y = g.Unsqueeze(y, i64(g, unsqueeze, "axes"))
+    return [y]
+
+
+@lowers("Slice", "opset8")
+def slice8(ctx, layer, inputs):
+    """Slice-8 -> Slice (start/stop/step/axes cast to int64; axes default 0..len(start)-1)."""
+    x, start, stop, step = inputs[:4]
+    axes = inputs[4] if len(inputs) > 4 else None
+    g = ctx.b
+    lengths = {v.shape[0] for v in (start, stop, step, axes)
+               if v is not None and v.shape is not None and len(v.shape) == 1}
+    if len(lengths) > 1:
+        raise InvalidLayer(layer, "start, stop, step (and axes) must have the same length")
+    for v, what in ((start, "start"), (stop, "stop"), (step, "step"), (axes, "axes")):
+        if v is not None and not v.etype.is_integer:
+            raise InvalidLayer(layer, f"{what} must be integers, not {v.etype.name}")
+    if step.is_const and np.any(np.asarray(step.value()) == 0):
+        raise InvalidLayer(layer, "step must not contain 0")
+    if axes is not None and axes.is_const and x.rank is not None:
+        values = [int(a) for a in np.asarray(axes.value()).reshape(-1)]
+        if any(not -x.rank <= a < x.rank for a in values) or len({a % x.rank for a in values}) != len(values):
+            raise InvalidLayer(layer, f"axes {values} must be unique and within rank {x.rank}")
+    if axes is None:
+        if start.shape is None or start.shape[0] is None:
+            raise UnsupportedLayer(layer, "without axes, start needs a static length")
+        axes_name = i64(g, list(range(start.shape[0])), "axes")
+    else:
+        axes_name = as_int64(g, axes)
+    return [g.Slice(x, as_int64(g, start), as_int64(g, stop), axes_name, as_int64(g, step))]

@@ -1,0 +1,78 @@
+"""Oracles of Convolution-1 and GroupConvolution-1, from the spec: for every output position
+``o`` and kernel tap ``k`` the input position is ``o*s - pad_begin + k*d`` (taps in the padding
+read zeros); sums are accumulated in float64 and rounded once to the output type."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from .registry import oracle
+
+
+def _axis_geometry(layer, mode: str, x: int, k: int, s: int, d: int, i: int) -> tuple[int, int]:
+    """(pad_begin, output size) of spatial axis ``i``."""
+    span = (k - 1) * d + 1
+    if mode == "valid":
+        begin, end = 0, 0
+    elif mode in ("same_upper", "same_lower"):
+        out = -(-x // s)
+        total = max((out - 1) * s + span - x, 0)
+        begin = total // 2 if mode == "same_upper" else total - total // 2
+        return begin, out
+    else:
+        begin, end = layer.attrs["pads_begin"][i], layer.attrs["pads_end"][i]
+        if begin < 0 or end < 0:
+            raise UnsupportedLayer(layer, "negative pads")
+    if x + begin + end < span:
+        raise InvalidLayer(layer, f"axis {i}: padded input smaller than the kernel")
+    return begin, (x + begin + end - span) // s + 1
+
+
+def _conv(layer, x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """``w`` is [C_OUT, C_IN/groups, k...]."""
+    rank = x.ndim - 2
+    if w.ndim != rank + 2:
+        raise InvalidLayer(layer, "data and filters ranks do not match")
+    c_out, c_in_g = w.shape[:2]
+    if x.shape[1] != groups * c_in_g or c_out % groups:
+        raise InvalidLayer(layer, "channel counts do not match the filters")
+    strides, dilations = layer.attrs["strides"], layer.attrs["dilations"]
+    if len(strides) != rank or len(dilations) != rank:
+        raise InvalidLayer(layer, "strides/dilations do not match the rank")
+    mode = layer.attrs.get("auto_pad") or "explicit"
+    geo = [_axis_geometry(layer, mode, x.shape[2 + i], w.shape[2 + i], strides[i], dilations[i], i)
+           for i in range(rank)]
+    out_sp = [g[1] for g in geo]
+    out = np.zeros((x.shape[0], c_out, *out_sp), np.float64)
+    xf, wf = x.astype(np.float64), w.astype(np.float64)
+    c_out_g = c_out // groups
+    for g in range(groups):
+        xs = xf[:, g * c_in_g:(g + 1) * c_in_g]
+        ws = wf[g * c_out_g:(g + 1) * c_out_g]
+        for o in itertools.product(*[range(n) for n in out_sp]):
+            acc = np.zeros((x.shape[0], c_out_g))
+            for k in itertools.product(*[range(n) for n in w.shape[2:]]):
+                pos = [o[i] * strides[i] - geo[i][0] + k[i] * dilations[i] for i in range(rank)]
+                if all(0 <= p < x.shape[2 + i] for i, p in enumerate(pos)):
+                    acc += xs[(slice(None), slice(None), *pos)] @ ws[(slice(None), slice(None), *k)].T
+            out[(slice(None), slice(g * c_out_g, (g + 1) * c_out_g), *o)] = acc
+    return out.astype(x.dtype)
+
+
+@oracle("Convolution", "opset1")
+def convolution(layer, inputs):
+    x, w = inputs
+    return [_conv(layer, x, w, 1)]
+
+
+@oracle("GroupConvolution", "opset1")
+def group_convolution(layer, inputs):
+    x, w = inputs
+    groups = w.shape[0]
+    if w.ndim < 4:
+        raise InvalidLayer(layer, "grouped filters need rank >= 4")
+    merged = w.reshape((groups * w.shape[1], *w.shape[2:]))  # [G, C_OUT/G, ...] -> [C_OUT, ...]
+    return [_conv(layer, x, merged, groups)]
+

@@ -1,0 +1,143 @@
+"""ReLU, Sigmoid, Tanh, Exp, Sqrt, Clamp, Gelu (erf/tanh), HSwish, Swish, SoftMax-1/-8 on
+OpenVINO-written IR, against the float64 oracle and the OpenVINO runtime.
+
+Tolerances: f32 rtol 1e-5, atol 1e-6 (one transcendental function and a few roundings; OpenVINO's
+CPU plugin uses its own vectorised approximations, hence rtol 1e-5 rather than a few ulp);
+f16 rtol 2e-3, atol 2e-3 (a couple of f16 ulps). ReLU and Clamp select values: bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as ops1
+import openvino.opset2 as ops2
+import openvino.opset4 as ops4
+import openvino.opset7 as ops7
+import openvino.opset15 as ops
+import pytest
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import InvalidLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+
+TOLS = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)}
+SHAPE = (2, 3, 4)
+
+
+def _save(tmp_path, make, dtype=np.float32, shape=SHAPE, extra=()):
+    x = ops.parameter(shape, dtype, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ops.result(make(x, *extra).output(0))], [x, *extra], "m"), str(path),
+                  compress_to_fp16=False)
+    return path
+
+
+def _all(xml, feeds):
+    got = run_onnx(xml, feeds)[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    return got, want, run_openvino(xml, feeds)[0]
+
+
+UNARY = {
+    "ReLU": (ops.relu, (-3, 3)),
+    "Sigmoid": (ops.sigmoid, (-8, 8)),
+    "Tanh": (ops.tanh, (-4, 4)),
+    "Exp": (ops.exp, (-5, 5)),
+    "Sqrt": (ops.sqrt, (0, 9)),
+    "Gelu-erf": (lambda x: ops7.gelu(x, "erf"), (-4, 4)),
+    "Gelu-tanh": (lambda x: ops7.gelu(x, "tanh"), (-4, 4)),
+    "Gelu-2": (ops2.gelu, (-4, 4)),
+    "HSwish": (ops4.hswish, (-5, 5)),
+    "Swish": (lambda x: ops4.swish(x, ops.constant(np.array(0.75, x.get_element_type().to_dtype()))), (-5, 5)),
+    "SoftMax-1": (lambda x: ops1.softmax(x, 1), (-5, 5)),
+    "SoftMax-8": (lambda x: ops.softmax(x, -1), (-5, 5)),
+    "Clamp": (lambda x: ops.clamp(x, -0.5, 1.25), (-2, 2)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("name", list(UNARY))
+def test_float_activation(tmp_path, name, dtype):
+    make, (low, high) = UNARY[name]
+    xml = _save(tmp_path, make, dtype)
+    if name == "Gelu-2":
+        assert 'type="Gelu" version="opset2"' in xml.read_text()
+    x = np.random.default_rng(0).uniform(low, high, SHAPE).astype(dtype)
+    got, want, ov_out = _all(xml, {"x": x})
+    assert got.dtype == dtype and got.shape == SHAPE
+    if name in ("ReLU", "Clamp"):
+        assert_bitexact(got, want)
+        assert_bitexact(got, ov_out)
+    else:
+        np.testing.assert_allclose(got, want, **TOLS[dtype])
+        np.testing.assert_allclose(got, ov_out, **TOLS[dtype])
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("mode", ["erf", "tanh"])
+def test_gelu_both_forms(tmp_path, mode, opset):
+    """Below opset 20 Gelu is composed of Erf / Tanh; from 20 it is the Gelu node."""
+    xml = _save(tmp_path, lambda x: ops7.gelu(x, mode))
+    model = convert(xml, opset=opset)
+    assert ("Gelu" in [n.op_type for n in model.graph.node]) == (opset >= 20)
+    x = np.linspace(-5, 5, 24, dtype=np.float32).reshape(SHAPE)
+    got = run_onnx(xml, {"x": x}, opset=opset)[0]
+    np.testing.assert_allclose(got, run_openvino(xml, [x])[0], **TOLS[np.float32])
+
+
+def test_swish_with_beta(tmp_path):
+    beta = ops.parameter([], np.float32, name="beta")
+    beta.output(0).get_tensor().set_names({"beta"})
+    xml = _save(tmp_path, lambda x, b: ops4.swish(x, b), extra=(beta,))
+    feeds = {"x": np.linspace(-4, 4, 24, dtype=np.float32).reshape(SHAPE), "beta": np.array(1.7, np.float32)}
+    got, want, ov_out = _all(xml, feeds)
+    np.testing.assert_allclose(got, want, **TOLS[np.float32])
+    np.testing.assert_allclose(got, ov_out, **TOLS[np.float32])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
+def test_integer_relu_and_clamp(tmp_path, dtype):
+    """Integer Clamp takes ceil(min) and floor(max): -1.5 -> -1, 2.5 -> 2 (as OpenVINO does)."""
+    x = np.arange(-6, 18).astype(dtype).reshape(SHAPE) if dtype != np.uint8 else np.arange(24, dtype=dtype).reshape(SHAPE)
+    for make in (ops.relu, lambda p: ops.clamp(p, -1.5, 2.5)):
+        xml = _save(tmp_path, make, dtype)
+        got, want, ov_out = _all(xml, {"x": x})
+        assert_bitexact(got, want)
+        assert_bitexact(got, ov_out)
+
+
+@pytest.mark.parametrize("op,version,attrs,match", [
+    ("SoftMax", "opset1", {"axis": "3"}, "axis 3 is out of range"),
+    ("SoftMax", "opset1", {"axis": "-1"}, "axis -1 is out of range"),
+    ("SoftMax", "opset8", {"axis": "-4"}, "axis -4 is out of range"),
+    ("Clamp", "opset1", {"min": "2", "max": "1"}, "must not be greater"),
+])
+def test_invalid_attributes(tmp_path, op, version, attrs, match):
+    w = IRWriter()
+    x = w.parameter(list(SHAPE), "f32", "x")
+    w.result(w.layer(op, version, [x], attrs, [("f32", SHAPE)])[0])
+    with pytest.raises(InvalidLayer, match=match):
+        convert(w.save(tmp_path / "bad.xml"))
+
+
+def test_integer_sigmoid_is_refused(tmp_path):
+    w = IRWriter()
+    x = w.parameter(list(SHAPE), "i32", "x")
+    w.result(w.layer("Sigmoid", "opset1", [x], None, [("i32", SHAPE)])[0])
+    with pytest.raises(InvalidLayer, match="Sigmoid on element type i32 is not supported"):
+        convert(w.save(tmp_path / "bad.xml"))
+
+
+def test_constant_input_is_folded(tmp_path):
+    x = ops.parameter(SHAPE, np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    scale = ops.sqrt(ops.constant(np.array([4.0, 9.0, 16.0, 25.0], np.float32)))
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ops.result(ops.multiply(x, scale))], [x], "m"), str(path), compress_to_fp16=False)
+    assert 'type="Sqrt"' in path.read_text()
+    assert [n.op_type for n in convert(path).graph.node] == ["Mul", "Identity"]
+    data = np.ones(SHAPE, np.float32)
+    assert_bitexact(run_onnx(path, {"x": data})[0], np.broadcast_to(np.float32([2, 3, 4, 5]), SHAPE).copy())

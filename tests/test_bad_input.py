@@ -214,3 +214,11 @@ def test_u1_const_into_onnx_names_the_layer(capsys, tmp_path):
     c = w.const(np.array([1, 0, 1], np.uint8), etype="u1", name="bits")
     w.result(c)
     _assert_refused(capsys, tmp_path, w.save(tmp_path / "b.xml"), r"'bits' \(Const-opset1.*u1 has no ONNX counterpart")
+
+
+def test_dynamic_rank_parameter_is_refused_clearly(capsys, tmp_path):
+    w = IRWriter("dr")
+    x = w.parameter(None, "f32", "x")
+    y = w.layer("Convert", "opset1", [x], {"destination_type": "f16"}, [("f16", None)], out_names=["y"])[0]
+    w.result(y)
+    _assert_refused(capsys, tmp_path, w.save(tmp_path / "d.xml"), r"'x' \(Parameter-opset1.*dynamic rank")

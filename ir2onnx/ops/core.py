@@ -26,6 +26,9 @@ def parameter(ctx, layer, inputs):
     port = layer.outputs[0]
     name = ctx.b.reserve(port_name(layer, port))
     shape = layer.attrs["shape"]
+    if shape is None:
+        raise UnsupportedLayer(layer, "an input of dynamic rank cannot be an ONNX graph input "
+                                      "(onnx.checker requires a rank); give the Parameter a rank")
     ctx.b.inputs.append(ctx.b.value_info(name, etype, shape, dim_prefix=name))
     return [Value(ctx.b, etype, shape, name=name)]
 

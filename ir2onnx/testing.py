@@ -194,3 +194,25 @@ def assert_check(xml_path, weights=None, *, require=("ort:cpu", "oracle", "openv
         f"check of {xml_path} failed" + (f" (did not run: {', '.join(missing)})" if missing else "")
         + ":\n" + format_text(result))
     return result
+
+
+def ov_parameter(shape, dtype=np.float32, name: str = "x"):
+    """An OpenVINO Parameter (``None`` dims dynamic) whose tensor is named ``name``."""
+    import openvino as ov
+    import openvino.opset15 as ops
+
+    p = ops.parameter(ov.PartialShape([-1 if d is None else d for d in shape]), dtype, name=name)
+    p.output(0).get_tensor().set_names({name})
+    return p
+
+
+def ov_save(path: str | os.PathLike, outputs, params, *, compress_to_fp16: bool = False) -> Path:
+    """Save an OpenVINO model of ``outputs`` (nodes or outputs, one or a list) as IR at ``path``."""
+    import openvino as ov
+    import openvino.opset15 as ops
+
+    outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    path = Path(path)
+    model = ov.Model([ops.result(o) for o in outputs], list(params), path.stem)
+    ov.save_model(model, str(path), compress_to_fp16=compress_to_fp16)
+    return path

@@ -17,21 +17,16 @@ import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import IRWriter, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, run_onnx, run_openvino, ov_parameter, ov_save
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
 
-def _param(shape, dtype=np.float32, name="x"):
-    p = ops.parameter(ov.PartialShape([-1 if d is None else d for d in shape]), dtype, name=name)
-    p.output(0).get_tensor().set_names({name})
-    return p
+_param = ov_parameter
 
 
 def _save(tmp_path, out, params, compress=False):
-    path = tmp_path / "m.xml"
-    ov.save_model(ov.Model([ops.result(out)], params, "m"), str(path), compress_to_fp16=compress)
-    return path
+    return ov_save(tmp_path / "m.xml", out, params, compress_to_fp16=compress)
 
 
 def _conv_ir(tmp_path, x_shape, w_shape, strides, pads_begin, pads_end, dilations, auto_pad="explicit",

@@ -16,23 +16,18 @@ from ir2onnx.ir.element_types import element_type
 from ir2onnx.lowering.builder import Builder, Value
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.ops import eltwise
-from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino, ov_parameter, ov_save
 
 BINARY = {"Add": ops.add, "Subtract": ops.subtract, "Multiply": ops.multiply, "Divide": ops.divide,
           "Maximum": ops.maximum, "Minimum": ops.minimum}
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
 
-def _param(shape, dtype, name):
-    p = ops.parameter(ov.PartialShape([-1 if d is None else d for d in shape]), dtype, name=name)
-    p.output(0).get_tensor().set_names({name})
-    return p
+_param = ov_parameter
 
 
 def _save(tmp_path, outputs, params, name="m") -> Path:
-    path = tmp_path / f"{name}.xml"
-    ov.save_model(ov.Model([ops.result(o) for o in outputs], params, name), str(path), compress_to_fp16=False)
-    return path
+    return ov_save(tmp_path / f"{name}.xml", outputs, params)
 
 
 def _binary_ir(tmp_path, op, a_shape, b_shape, dtype):

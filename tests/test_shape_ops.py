@@ -16,19 +16,14 @@ import ir2onnx
 from ir2onnx import runtime
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino, ov_parameter, ov_save
 
 
-def _param(shape, dtype=np.float32, name="x"):
-    p = ops.parameter(ov.PartialShape([-1 if d is None else d for d in shape]), dtype, name=name)
-    p.output(0).get_tensor().set_names({name})
-    return p
+_param = ov_parameter
 
 
 def _save(tmp_path, outputs, params, name="m") -> Path:
-    path = tmp_path / f"{name}.xml"
-    ov.save_model(ov.Model([ops.result(o) for o in outputs], params, name), str(path), compress_to_fp16=False)
-    return path
+    return ov_save(tmp_path / f"{name}.xml", outputs, params)
 
 
 def _c(values, dtype=np.int64):

@@ -109,6 +109,26 @@ class Value:
         return f"Value({self._name or '<const>'}, {self.etype.name}, {self.shape})"
 
 
+class LazyValue(Value):
+    """A Value whose ONNX nodes are emitted by ``emit()`` on the first read of :attr:`name`, so a
+    value that a later layer folds away (a shape vector, a ConvTranspose that absorbs a bias)
+    leaves no dead nodes. The nodes are named after the layer that made the value."""
+
+    def __init__(self, builder: "Builder", etype: ElementType, shape: Shape, emit: Callable[[], str]):
+        super().__init__(builder, etype, shape)
+        self._emit, self._layer = emit, builder.layer_name
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            saved, self._b.layer_name = self._b.layer_name, self._layer
+            try:
+                self._name = self._emit()
+            finally:
+                self._b.layer_name = saved
+        return self._name
+
+
 _SAFE = re.compile(r"[^A-Za-z0-9_.:/\-]")
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
-from ..lowering.builder import Value
+from ..lowering.builder import LazyValue, Value
 from ..lowering.registry import lowers
 from . import convolution_backprop_forms as forms
 
@@ -131,24 +131,6 @@ def static_window(layer, geo: Geometry, out_shape: Value | None):
     return begins, [natural[i] - begins[i] - sizes[i] for i in range(r)]
 
 
-class Deferred(Value):
-    """A Value whose ONNX nodes are emitted when its name is first read."""
-
-    def __init__(self, b, etype, shape, emit, layer_name: str):
-        super().__init__(b, etype, shape)
-        self._emit, self._layer_name = emit, layer_name
-
-    @property
-    def name(self) -> str:
-        if self._name is None:
-            saved, self._b.layer_name = self._b.layer_name, self._layer_name
-            try:
-                self._name = self._emit()
-            finally:
-                self._b.layer_name = saved
-        return self._name
-
-
 def bias_values(other: Value, etype, c_out: int, out_rank: int) -> np.ndarray | None:
     """The [C_OUT] bias that ``other`` adds, when it is a constant with one value per channel."""
     if not other.is_const or other.etype != etype or other.shape is None or len(other.shape) > out_rank:
@@ -194,7 +176,7 @@ def _lower(ctx, layer, inputs, grouped: bool):
     # with other consumers the result without bias is needed too: folding would compute it twice
     single_use = len(ctx.graph.consumers().get((layer.id, 0), [])) == 1
 
-    def make(bias: np.ndarray | None) -> Deferred:
+    def make(bias: np.ndarray | None) -> LazyValue:
         def emit() -> str:
             if plan is not None:  # one bias value per (channel, phase): channel-major like the Conv's output
                 phase_bias = None if bias is None else np.repeat(bias, plan.phases)
@@ -204,7 +186,7 @@ def _lower(ctx, layer, inputs, grouped: bool):
                 return forms.emit_runtime(ctx, geo, x, w, bname, out_shape)
             return forms.emit_static(ctx, geo, x, w, bname, *window)
 
-        out = Deferred(ctx.b, etype, layer.outputs[0].shape, emit, layer.name)
+        out = LazyValue(ctx.b, etype, layer.outputs[0].shape, emit)
         pad_zeros = window is None or (plan is None and any(c < 0 for c in window[1]))
         if bias is None and not pad_zeros and single_use:  # a Pad's zeros would miss the bias
             def absorb(other: Value) -> Value | None:

@@ -18,6 +18,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import ElementType, element_type
 from ..ir.graph import is_static
 from ..lowering.builder import Builder, Value
+from ..lowering.builder import LazyValue as BaseLazyValue
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
 
@@ -39,23 +40,12 @@ class DimOf:
         return hash((id(self.value), self.index))
 
 
-class LazyValue(Value):
-    """A Value whose ONNX nodes are emitted on first use of :attr:`name`."""
+class LazyValue(BaseLazyValue):
+    """A lazily emitted Value that also carries per-element knowledge of a shape vector."""
 
     def __init__(self, b: Builder, etype: ElementType, shape, emit: Callable[[], str], elements=None):
-        super().__init__(b, etype, shape)
-        self._emit, self._layer = emit, b.layer_name
+        super().__init__(b, etype, shape, emit)
         self.elements = elements
-
-    @property
-    def name(self) -> str:
-        if self._name is None:
-            saved, self._b.layer_name = self._b.layer_name, self._layer
-            try:
-                self._name = self._emit()
-            finally:
-                self._b.layer_name = saved
-        return self._name
 
 
 def elements_of(v: Value) -> tuple | None:

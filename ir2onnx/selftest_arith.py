@@ -59,7 +59,7 @@ def _spec_split(auto_pad, openvino_begin):
                 openvino_deviates=f"OpenVINO 2026.4's CPU plugin crops {openvino_begin} at the start "
                                   f"({'the pads_begin attribute' if openvino_begin else 'nothing'}) for "
                                   f"auto_pad={auto_pad} with output_shape, not the spec's total // 2 = 1 "
-                                  "(measured; docs/deviations.md)")
+                                  "(measured; see the README, Where OpenVINO's runtime differs from the spec)")
 
 
 def _binary(fn, a_shape, b_shape, dtype=np.float32, **kw):

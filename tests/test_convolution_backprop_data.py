@@ -9,7 +9,7 @@ summation of n terms errs by at most ~n*eps*sum|terms|, so every element must li
 With output_shape, ir2onnx and the oracle follow the spec text (the crop at the start is
 total // 2 for every auto_pad but same_upper). OpenVINO 2026.4's CPU plugin was measured to crop
 the pads_begin attribute for explicit and nothing for valid (test_openvino_deviates_with_output_shape,
-docs/deviations.md): where its begin differs from the spec's, OpenVINO is compared with that crop
+README "Where OpenVINO's runtime differs from the spec"): where its begin differs from the spec's, OpenVINO is compared with that crop
 (:func:`openvino_layer`), never with the spec's, and never skipped.
 """
 from __future__ import annotations
@@ -186,7 +186,7 @@ def test_spec_small_examples(tmp_path):
 
 @pytest.mark.parametrize("auto_pad,openvino_begin", [("explicit", 2), ("valid", 0)])
 def test_openvino_deviates_with_output_shape(tmp_path, auto_pad, openvino_begin):
-    """The documented deviation (docs/deviations.md). x=[1,2,3], w=[1,10,100], stride 1: natural
+    """The documented deviation (README "Where OpenVINO's runtime differs from the spec"). x=[1,2,3], w=[1,10,100], stride 1: natural
     output F=[1,12,123,230,300]; output_shape 3 -> total 2. Spec text: crop total//2 = 1 at the
     start, pads_begin/pads_end ignored -> [12,123,230] (ir2onnx and the oracle). OpenVINO 2026.4's
     CPU plugin (measured) crops the pads_begin attribute (2) for explicit and nothing for valid.

@@ -3,7 +3,7 @@ filters (Const -> Convert), filters as a run-time input, output_shape as a Param
 ShapeOf -> Gather, dynamic spatial dims with a constant output_shape, and a following bias Add
 folded into the ConvTranspose / Conv bias input where exact. Compared with the oracle (error bound
 as in test_convolution_backprop_data.py) and the OpenVINO runtime (where OpenVINO deviates from the
-spec text, explicit/valid with output_shape, with its measured crop: docs/deviations.md)."""
+spec text, explicit/valid with output_shape, with its measured crop: README "Where OpenVINO's runtime differs from the spec")."""
 from __future__ import annotations
 
 import math

@@ -112,7 +112,7 @@ def test_oracle_scatter_add_by_hand(tmp_path):
 @pytest.mark.parametrize("auto_pad,expected", [
     ("same_upper", [2, 3, 4]),  # total 3: the odd element cropped at the beginning
     ("same_lower", [1, 2, 3]),  # every other mode: at the end
-    ("explicit", [1, 2, 3]),  # the spec text (OpenVINO 2026.4 crops pads_begin: docs/deviations.md)
+    ("explicit", [1, 2, 3]),  # the spec text (OpenVINO 2026.4 crops pads_begin: README "Where OpenVINO's runtime differs from the spec")
     ("valid", [1, 2, 3]),  # the spec text (OpenVINO 2026.4 crops nothing)
 ])
 def test_oracle_output_shape_split(tmp_path, auto_pad, expected, pads_begin, pads_end):

@@ -9,7 +9,7 @@ With output_shape ``O`` the spec text is followed (pads_begin/pads_end ignored):
 ``total = max(natural + output_padding - O, 0)``, ``begin = total // 2`` (same_upper:
 ``total - total // 2``). OpenVINO 2026.4's CPU plugin was measured to differ for explicit (it
 crops the pads_begin attribute) and valid (it crops nothing): see
-test_openvino_deviates_with_output_shape and docs/deviations.md.
+test_openvino_deviates_with_output_shape and README "Where OpenVINO's runtime differs from the spec".
 
 The ConvTranspose node never carries auto_pad or output_shape, nor negative pads: it takes the
 symmetric part of the crops (CUDA-safe), a Slice the asymmetric rest, a Pad the zeros past F.

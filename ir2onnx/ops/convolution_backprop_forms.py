@@ -200,7 +200,7 @@ def emit_runtime(ctx, geo, x, w, bias, out_shape: Value) -> str:
     """The full ConvTranspose, then Pad/Slice by amounts computed from its shape and output_shape:
     ``total = max(natural + output_padding - O, 0)``, begin ``total // 2`` (same_upper:
     ``total - total // 2``), as the spec text says for every auto_pad (OpenVINO differs for
-    explicit/valid: docs/deviations.md)."""
+    explicit/valid: README "Where OpenVINO's runtime differs from the spec")."""
     b, r = ctx.b, geo.rank
     full = _convtranspose(ctx, geo, x, w, bias, [0] * r)
     natural = dims_of(b, Value(b, x.etype, None, name=full), 2)

@@ -34,7 +34,7 @@ def _pads(layer, natural: list[int], out_shape, rank: int) -> tuple[list[int], l
     ``total - total // 2`` for same_upper (the odd element cropped at the start only there).
     OpenVINO 2026.4's CPU plugin was measured to differ for explicit (it crops the pads_begin
     attribute) and valid (it crops nothing): see test_openvino_deviates_with_output_shape in
-    tests/test_convolution_backprop_data.py and docs/deviations.md."""
+    tests/test_convolution_backprop_data.py and README "Where OpenVINO's runtime differs from the spec"."""
     auto_pad = layer.attrs.get("auto_pad", "explicit")
     if auto_pad not in _AUTO_PADS:
         raise InvalidLayer(layer, f"auto_pad='{auto_pad}' is not one of {', '.join(_AUTO_PADS)}")

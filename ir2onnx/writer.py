@@ -70,14 +70,33 @@ def _copy_range(src: ConstData, dst) -> None:
     dst.seek(0, os.SEEK_END)
 
 
-def _write_bytes(t: TensorEntry, out) -> None:
+class Progress:
+    """Reports, on stderr, how much of the weights is written, for models big enough to wait for."""
+
+    MIN_BYTES = 256 * 2**20
+
+    def __init__(self, total: int):
+        self.total, self.done, self.shown = total, 0, 0
+        self.enabled = total >= self.MIN_BYTES
+
+    def add(self, n: int) -> None:
+        self.done += n
+        step = self.done * 10 // max(self.total, 1)
+        if self.enabled and step > self.shown:
+            self.shown = step
+            print(f"ir2onnx: writing weights {self.done / 2**20:.0f}/{self.total / 2**20:.0f} MiB "
+                  f"({step * 10}%)", file=sys.stderr, flush=True)
+
+
+def _write_bytes(t: TensorEntry, out, progress: Progress) -> None:
     if isinstance(t.data, ConstData):
         _copy_range(t.data, out)
     else:
         out.write(t.raw_bytes())
+    progress.add(t.nbytes)
 
 
-def _stream_single(conv: Converted, path: Path) -> None:
+def _stream_single(conv: Converted, path: Path, progress: Progress) -> None:
     with open(path, "wb") as out:
         out.write(conv.model.SerializeToString())
         for t in conv.tensors:
@@ -88,10 +107,10 @@ def _stream_single(conv: Converted, path: Path) -> None:
             out.write(_field(_GRAPH_FIELD, len(_field(_INITIALIZER_FIELD, tensor_len)) + tensor_len))
             out.write(_field(_INITIALIZER_FIELD, tensor_len))
             out.write(tensor)
-            _write_bytes(t, out)
+            _write_bytes(t, out, progress)
 
 
-def _stream_external(conv: Converted, path: Path) -> None:
+def _stream_external(conv: Converted, path: Path, progress: Progress) -> None:
     model = onnx.ModelProto()
     model.CopyFrom(conv.model)
     data_name = path.name + ".data"
@@ -104,7 +123,7 @@ def _stream_external(conv: Converted, path: Path) -> None:
                 pad = (-data.tell()) % 4096  # page-aligned, so runtimes can map tensors directly
                 data.write(b"\0" * pad)
                 offset = data.tell()
-                _write_bytes(t, data)
+                _write_bytes(t, data, progress)
                 proto.data_location = TensorProto.EXTERNAL
                 for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
                     entry = proto.external_data.add()
@@ -137,7 +156,10 @@ def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | No
     tmpdir = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp", dir=output.parent))
     try:
         tmp = tmpdir / output.name
-        (_stream_external if external_data else _stream_single)(conv, tmp)
+        progress = Progress(conv.weight_bytes)
+        (_stream_external if external_data else _stream_single)(conv, tmp, progress)
+        if progress.enabled and check:
+            print("ir2onnx: checking the model with onnx.checker (full_check)", file=sys.stderr, flush=True)
         if check:
             try:
                 onnx.checker.check_model(str(tmp), full_check=True)

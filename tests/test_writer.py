@@ -80,3 +80,36 @@ def test_default_opset_is_17(tmp_path):
 def test_opset_out_of_range(tmp_path):
     with pytest.raises(ir2onnx.errors.Ir2OnnxError, match="opset 13 is not supported"):
         ir2onnx.convert(_weights_ir(tmp_path), opset=13)
+
+
+def test_models_over_the_protobuf_limit_get_external_data(tmp_path, monkeypatch, capsys):
+    import ir2onnx.writer as writer
+
+    xml = _weights_ir(tmp_path)
+    monkeypatch.setattr(writer, "PROTOBUF_LIMIT", 64 * 2**20 + 1000)  # as if the model were > 2 GiB
+    out = ir2onnx.convert_file(xml, tmp_path / "auto.onnx")
+    assert (tmp_path / "auto.onnx.data").is_file()
+    assert "writing them to auto.onnx.data" in capsys.readouterr().err
+    with pytest.raises(ir2onnx.errors.Ir2OnnxError, match="cannot be one file"):
+        ir2onnx.convert_file(xml, tmp_path / "single.onnx", external_data=False)
+    assert not (tmp_path / "single.onnx").exists()
+    sess = ort.InferenceSession(str(out))
+    assert_bitexact(sess.run(None, {"x": np.ones((1, 3000), np.float16)})[1],
+                    np.linspace(-3, 3, 6000, dtype=np.float32).reshape(2, 3000))
+
+
+def test_progress_is_reported_for_big_weights(tmp_path, monkeypatch, capsys):
+    import ir2onnx.writer as writer
+
+    monkeypatch.setattr(writer.Progress, "MIN_BYTES", 1000)
+    ir2onnx.convert_file(_weights_ir(tmp_path), tmp_path / "p.onnx")
+    err = capsys.readouterr().err
+    assert "writing weights" in err and "(100%)" in err
+
+
+def test_registering_a_key_twice_is_an_error():
+    from ir2onnx.lowering.registry import LOWERINGS, lowers
+
+    with pytest.raises(RuntimeError, match="two lowerings registered for Convert-opset1"):
+        lowers("Convert", "opset1")(lambda ctx, layer, inputs: [])
+    assert LOWERINGS[("Convert", "opset1")].__module__ == "ir2onnx.ops.core"

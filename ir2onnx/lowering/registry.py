@@ -35,7 +35,11 @@ def lowering_for(op_type: str, version: str) -> Lowering | None:
 
 
 def supported() -> list[tuple[str, str]]:
-    """Every registered ``(type, version)``, sorted."""
+    """Every registered ``(type, version)``, sorted by type, then version number (opset8 < opset14)."""
     from .. import ops  # noqa: F401
 
-    return sorted(LOWERINGS)
+    def key(pair: tuple[str, str]):
+        digits = "".join(ch for ch in pair[1] if ch.isdigit())
+        return (pair[0], int(digits) if digits else -1, pair[1])
+
+    return sorted(LOWERINGS, key=key)

@@ -174,8 +174,10 @@ CORE = [
 def all_cases() -> list[Case]:
     """Every built-in case, core first, then each op family."""
     from . import selftest_arith, selftest_movement, selftest_nn, selftest_shape
+    from . import selftest_nn2
 
     cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
+    cases += selftest_nn2.CASES
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

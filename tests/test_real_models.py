@@ -1,6 +1,7 @@
-"""The committed "real model" samples (samples/real/, written by samples/make_real.py from tiny
-PyTorch models through OpenVINO's PyTorch frontend): onnxruntime, the oracle interpreter and the
-OpenVINO runtime agree on them (f32: rtol 1e-4, atol 1e-5, the harness's defaults are looser).
+"""The committed "real model" samples (samples/real/, written by samples/make_real.py and
+samples/make_real_transformer.py from tiny PyTorch models through OpenVINO's PyTorch frontend):
+onnxruntime, the oracle interpreter and the OpenVINO runtime agree on them (f32: rtol 1e-4,
+atol 1e-5, the harness's defaults are looser).
 
 CI has no torch: these tests read only the committed IR files and inputs.
 """
@@ -21,6 +22,7 @@ REAL = Path(__file__).resolve().parents[1] / "samples" / "real"
 MODELS = {
     "cnn": ({"Convolution", "GroupConvolution", "MaxPool", "AvgPool", "ReLU", "Clamp", "MatMul"}, (1, 5)),
     "attention": ({"MatMul", "SoftMax", "Transpose", "Gelu", "Tanh", "Reshape"}, (1, 6, 16)),
+    "transformer": ({"Gather", "MVN", "ScaledDotProductAttention", "Split", "Gelu", "ReduceMean", "MatMul"}, (1, 4)),
 }
 
 

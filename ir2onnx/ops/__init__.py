@@ -14,3 +14,13 @@ from . import transpose  # noqa: F401  Transpose-1
 from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Exp, Sqrt, Clamp, Gelu, HSwish, Swish, SoftMax
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14
 from . import slicing  # noqa: F401  StridedSlice-1, Slice-8
+from . import unary  # noqa: F401  Erf, Negative, Abs, Log, Floor, Ceiling, Power
+from . import comparison  # noqa: F401  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual
+from . import logical  # noqa: F401  LogicalNot/And/Or/Xor, Select
+from . import reductions  # noqa: F401  ReduceMean, ReduceMax, ReduceMin
+from . import normalization  # noqa: F401  MVN-6
+from . import split  # noqa: F401  Split-1, VariadicSplit-1
+from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile-1
+from . import range_op  # noqa: F401  Range-4
+from . import pad  # noqa: F401  Pad-1/-12
+from . import attention  # noqa: F401  ScaledDotProductAttention-13

@@ -11,3 +11,10 @@ from . import matmul  # noqa: F401  MatMul, Transpose
 from . import activations  # noqa: F401
 from . import pooling  # noqa: F401
 from . import slicing  # noqa: F401  StridedSlice, Slice
+from . import unary  # noqa: F401
+from . import comparison  # noqa: F401  comparisons, logical ops, Select
+from . import reductions  # noqa: F401  ReduceMean, ReduceMax, ReduceMin
+from . import normalization  # noqa: F401  MVN-6
+from . import data_movement  # noqa: F401  Split, VariadicSplit, Broadcast, Tile, Pad
+from . import range_op  # noqa: F401  Range-4
+from . import attention  # noqa: F401  ScaledDotProductAttention-13

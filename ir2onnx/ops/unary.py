@@ -1,0 +1,121 @@
+"""Element-wise unary math: Erf, Negative, Abs, Log, Floor, Ceiling (all -1), and Power-1.
+
+Small constant inputs are folded at convert time. Integer inputs follow OpenVINO: Floor and
+Ceiling leave them unchanged, Negative and Abs wrap modulo 2^bits (Abs(INT_MIN) = INT_MIN).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import UnsupportedLayer
+from ..lowering.registry import lowers
+from .activations import _foldable, _unary
+from .eltwise import _check_operands
+from .shape_ops import foldable
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+
+
+def _etype_name(x) -> str:
+    return x.etype.name if x.etype is not None else "?"
+
+
+@lowers("Erf", "opset1")
+def erf(ctx, layer, inputs):
+    """Erf-1 -> Erf (f16, f32; onnxruntime has no f64 Erf, so f64 is refused)."""
+    if _etype_name(inputs[0]) == "f64" and not _foldable(inputs[0]):
+        raise UnsupportedLayer(layer, "Erf on f64 is not supported (onnxruntime's Erf is f16/f32 only)")
+    return _unary(ctx, layer, inputs, ctx.b.Erf, _erf)
+
+
+@lowers("Log", "opset1")
+def log(ctx, layer, inputs):
+    """Log-1 -> Log (floats; log(0) = -inf, negative inputs give NaN)."""
+    return _unary(ctx, layer, inputs, ctx.b.Log, np.log)
+
+
+def _round(ctx, layer, inputs, onnx_op: str, fn):
+    x = inputs[0]
+    if _etype_name(x) in _INTS:
+        return [x]  # integers are already whole numbers
+    return _unary(ctx, layer, inputs, lambda v: ctx.b.op(onnx_op, v), fn)
+
+
+@lowers("Floor", "opset1")
+def floor(ctx, layer, inputs):
+    """Floor-1 -> Floor (integer inputs pass through unchanged)."""
+    return _round(ctx, layer, inputs, "Floor", np.floor)
+
+
+@lowers("Ceiling", "opset1")
+def ceiling(ctx, layer, inputs):
+    """Ceiling-1 -> Ceil (integer inputs pass through unchanged)."""
+    return _round(ctx, layer, inputs, "Ceil", np.ceil)
+
+
+def _integer(ctx, layer, x, fold, emit):
+    ctx.onnx_type(layer, x.etype)
+    if _foldable(x):
+        with np.errstate(over="ignore"):
+            return [np.asarray(fold(x.value())).astype(x.etype.numpy)]
+    return [emit()]
+
+
+@lowers("Negative", "opset1")
+def negative(ctx, layer, inputs):
+    """Negative-1 -> Neg (unsigned integers: Sub(0, x), wrapping modulo 2^bits)."""
+    x, g = inputs[0], ctx.b
+    name = _etype_name(x)
+    if name in _INTS:
+        if name.startswith("u"):
+            zero = g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero")
+            return _integer(ctx, layer, x, lambda v: np.zeros((), v.dtype) - v, lambda: g.Sub(zero, x))
+        return _integer(ctx, layer, x, np.negative, lambda: g.Neg(x))
+    return _unary(ctx, layer, inputs, g.Neg, np.negative)
+
+
+@lowers("Abs", "opset1")
+def abs_(ctx, layer, inputs):
+    """Abs-1 -> Abs (unsigned integers pass through unchanged)."""
+    x, g = inputs[0], ctx.b
+    name = _etype_name(x)
+    if name.startswith("u") and name in _INTS:
+        return [x]
+    if name in _INTS:
+        return _integer(ctx, layer, x, np.abs, lambda: g.Abs(x))
+    return _unary(ctx, layer, inputs, g.Abs, np.abs)
+
+
+def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer power (wrapping); a negative exponent truncates toward zero: 0 except for bases
+    1 and -1, as C++ ``(T)std::pow(a, b)`` in OpenVINO's reference."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape, a.dtype)
+    bits = a.dtype.itemsize * 8
+    for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())):
+        r = pow(x, y) if y >= 0 else (x if abs(x) == 1 and y % 2 else (1 if abs(x) == 1 else 0))
+        r %= 1 << bits
+        if a.dtype.kind == "i" and r >= 1 << (bits - 1):
+            r -= 1 << bits
+        out.reshape(-1)[i] = r
+    return out
+
+
+@lowers("Power", "opset1")
+def power(ctx, layer, inputs):
+    """Power-1 -> Pow (floats and i32/i64; numpy/none broadcast; constants folded)."""
+    a, b = inputs
+    _check_operands(layer, a, b)
+    name = _etype_name(a)
+    if foldable(a, b):
+        if a.etype.is_integer:
+            return [_int_power(a.value(), b.value())]
+        with np.errstate(all="ignore"):
+            return [np.power(a.value().astype(np.float64), b.value().astype(np.float64)).astype(a.etype.numpy)]
+    if name not in ("f16", "f32", "f64", "i32", "i64"):
+        raise UnsupportedLayer(layer, f"Power on element type {name} is not supported "
+                                      "(onnxruntime's Pow takes f16, f32, f64, i32, i64)")
+    return [ctx.b.Pow(a, b)]

@@ -1,0 +1,100 @@
+"""ScaledDotProductAttention-13 on OpenVINO-written IR (causal, boolean and float masks, explicit
+scale, broadcast batch dims, dynamic sequence lengths), against the float64 oracle and the
+OpenVINO runtime: f32 rtol 1e-5, atol 1e-5 (two MatMuls and a softmax over a few terms)."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset15 as ops
+import pytest
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import InvalidLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, ov_parameter, ov_save, run_onnx, run_openvino
+
+TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+def _sdpa_ir(tmp_path, q_shape, k_shape, v_shape, causal=False, mask=None, scale=False):
+    q, k, v = (ov_parameter(s, np.float32, n) for s, n in ((q_shape, "q"), (k_shape, "k"), (v_shape, "v")))
+    params, args = [q, k, v], [q, k, v]
+    if mask is not None:
+        m = ov_parameter(mask[0], mask[1], "m")
+        params.append(m)
+        args.append(m)
+    if scale:
+        s = ov_parameter([], np.float32, "s")
+        params.append(s)
+        if mask is None:
+            args.append(ops.constant(np.float32(0)))
+        args.append(s)
+    return ov_save(tmp_path / "a.xml", ops.scaled_dot_product_attention(*args, causal=causal), params)
+
+
+def _feeds(rng, shapes):
+    feeds = {n: rng.standard_normal(s).astype(np.float32) for n, s in shapes.items() if n in "qkvs"}
+    if "m" in shapes:
+        shape, dtype = shapes["m"]
+        feeds["m"] = (rng.random(shape) > 0.3) if dtype == np.bool_ else rng.standard_normal(shape).astype(np.float32)
+    if "s" in feeds:
+        feeds["s"] = np.array(0.3, np.float32)
+    return feeds
+
+
+def _check(xml, feeds):
+    got = run_onnx(xml, feeds)[0]
+    np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), **TOL)
+    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], **TOL)
+    return got
+
+
+def _numpy_sdpa(q, k, v, bias=0.0, scale=None):
+    scale = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
+    s = q.astype(np.float64) @ np.swapaxes(k, -1, -2) * scale + bias
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return (w / w.sum(-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,S", [(4, 4), (3, 5), (5, 3)])
+def test_plain_and_causal(tmp_path, causal, L, S):
+    xml = _sdpa_ir(tmp_path, [1, 2, L, 8], [1, 2, S, 8], [1, 2, S, 6], causal=causal)
+    rng = np.random.default_rng(11)
+    feeds = _feeds(rng, {"q": (1, 2, L, 8), "k": (1, 2, S, 8), "v": (1, 2, S, 6)})
+    bias = np.where(np.arange(S)[None, :] > np.arange(L)[:, None], -np.inf, 0) if causal else 0.0
+    np.testing.assert_allclose(_check(xml, feeds), _numpy_sdpa(feeds["q"], feeds["k"], feeds["v"], bias), **TOL)
+
+
+@pytest.mark.parametrize("mask", [((1, 2, 4, 5), np.bool_), ((2, 1, 1, 5), np.float32), ((4, 5), np.float32)])
+def test_masks(tmp_path, mask):
+    xml = _sdpa_ir(tmp_path, [2, 2, 4, 8], [2, 2, 5, 8], [2, 2, 5, 8], mask=mask)
+    rng = np.random.default_rng(12)
+    feeds = _feeds(rng, {"q": (2, 2, 4, 8), "k": (2, 2, 5, 8), "v": (2, 2, 5, 8), "m": mask})
+    if mask[1] == np.bool_:
+        feeds["m"][..., 0] = True  # every row keeps one key (a row masked everywhere is NaN)
+    _check(xml, feeds)
+
+
+def test_scale_and_broadcast_batch(tmp_path):
+    xml = _sdpa_ir(tmp_path, [2, 1, 3, 4], [1, 3, 5, 4], [2, 3, 5, 4], scale=True)
+    feeds = _feeds(np.random.default_rng(13), {"q": (2, 1, 3, 4), "k": (1, 3, 5, 4), "v": (2, 3, 5, 4), "s": ()})
+    got = _check(xml, feeds)
+    assert got.shape == (2, 3, 3, 4)
+
+
+def test_dynamic_lengths_causal(tmp_path):
+    """Dynamic L and S: the causal bias is built at run time (Range, Less, Where)."""
+    xml = _sdpa_ir(tmp_path, [1, None, 8], [1, None, 8], [1, None, 8], causal=True)
+    assert "Range" in [n.op_type for n in convert(xml).graph.node]
+    feeds = _feeds(np.random.default_rng(14), {"q": (1, 6, 8), "k": (1, 6, 8), "v": (1, 6, 8)})
+    _check(xml, feeds)
+
+
+def test_mismatched_embedding_is_invalid(tmp_path):
+    w = IRWriter()
+    q, k, v = w.parameter([1, 3, 4], "f32", "q"), w.parameter([1, 3, 5], "f32", "k"), w.parameter([1, 3, 4], "f32", "v")
+    w.result(w.layer("ScaledDotProductAttention", "opset13", [q, k, v], {"causal": False}, [("f32", [1, 3, 4])],
+                     name="att")[0])
+    with pytest.raises(InvalidLayer, match="att.*embedding sizes differ"):
+        convert(w.save(tmp_path / "bad.xml"))

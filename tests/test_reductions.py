@@ -1,0 +1,101 @@
+"""ReduceMean, ReduceMax, ReduceMin (constant axes, keep_dims) on OpenVINO-written IR, against the
+oracle and the OpenVINO runtime; max/min bit for bit, float means within f32 rtol 1e-5."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset15 as ops
+import pytest
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import InvalidLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+REDUCE = {"ReduceMean": ops.reduce_mean, "ReduceMax": ops.reduce_max, "ReduceMin": ops.reduce_min}
+
+
+def _ir(tmp_path, op, dtype, axes, keep, shape=(2, 3, 4)):
+    x = ov_parameter(shape, dtype, "x")
+    return ov_save(tmp_path / "r.xml", REDUCE[op](x, ops.constant(np.array(axes, np.int64)), keep), [x])
+
+
+def _data(dtype, shape=(2, 3, 4)):
+    rng = np.random.default_rng(6)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    low = 0 if np.dtype(dtype).kind == "u" else -50
+    return rng.integers(low, 50, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("opset", [17, 18])
+@pytest.mark.parametrize("axes,keep", [([1], False), ([0, -1], True), ([2], True), ([0, 1, 2], False)])
+@pytest.mark.parametrize("op", list(REDUCE))
+def test_float(tmp_path, op, axes, keep, opset):
+    xml = _ir(tmp_path, op, np.float32, axes, keep)
+    x = _data(np.float32)
+    got = run_onnx(xml, {"x": x}, opset=opset)[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values()))
+    expected = {"ReduceMean": np.mean, "ReduceMax": np.max, "ReduceMin": np.min}[op](
+        x, axis=tuple(axes), keepdims=keep)
+    assert got.shape == expected.shape
+    if op == "ReduceMean":
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, run_openvino(xml, {"x": x})[0], rtol=1e-5, atol=1e-6)
+    else:
+        assert_bitexact(got, want)
+        assert_bitexact(got, run_openvino(xml, {"x": x})[0])
+        assert_bitexact(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8, np.uint8, np.float16])
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+def test_max_min_types(tmp_path, op, dtype):
+    xml = _ir(tmp_path, op, dtype, [1], True)
+    x = _data(dtype)
+    got = run_onnx(xml, {"x": x})[0]
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())))
+    assert_bitexact(got, run_openvino(xml, {"x": x})[0])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_mean_truncates(tmp_path, dtype):
+    """sum / count truncated toward zero (OpenVINO's reference and CPU plugin agree)."""
+    xml = _ir(tmp_path, "ReduceMean", dtype, [1], False, shape=(2, 3))
+    x = np.array([[1, 2, 2], [-7, -1, 0]], dtype)
+    got = run_onnx(xml, {"x": x})[0]
+    assert got.tolist() == [1, -2]
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())))
+    assert_bitexact(got, run_openvino(xml, {"x": x})[0])
+
+
+def test_narrow_integer_mean_is_refused(tmp_path):
+    """OpenVINO's CPU plugin saturates the u8 sum (mean of [250, 255, 3] is 85): refused."""
+    xml = _ir(tmp_path, "ReduceMean", np.uint8, [1], False, shape=(2, 3))
+    with pytest.raises(InvalidLayer, match="ReduceMean on u8 is not supported"):
+        convert(xml)
+
+
+def test_f16_mean(tmp_path):
+    xml = _ir(tmp_path, "ReduceMean", np.float16, [-1], True)
+    x = _data(np.float16)
+    got = run_onnx(xml, {"x": x})[0]
+    np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(got, run_openvino(xml, {"x": x})[0], rtol=2e-3, atol=2e-3)
+
+
+def test_constant_folds(tmp_path):
+    x = ov_parameter([2], np.float32, "x")
+    k = ops.reduce_mean(ops.constant(np.array([[1, 2], [3, 5]], np.float32)), ops.constant(np.array([0])), False)
+    xml = ov_save(tmp_path / "f.xml", ops.add(x, k), [x])
+    assert [n.op_type for n in convert(xml).graph.node] == ["Add", "Identity"]
+    assert_bitexact(run_onnx(xml, {"x": np.zeros(2, np.float32)})[0], np.array([2, 3.5], np.float32))
+
+
+def test_axis_out_of_range(tmp_path):
+    w = IRWriter()
+    x = w.parameter([2, 3], "f32", "x")
+    w.result(w.layer("ReduceMax", "opset1", [x, w.const(np.array([2]))], {"keep_dims": False},
+                     [("f32", [2])], name="rmax")[0])
+    with pytest.raises(InvalidLayer, match="rmax.*out of range"):
+        convert(w.save(tmp_path / "bad.xml"))

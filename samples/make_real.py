@@ -12,7 +12,8 @@ saved as IR with f32 weights:
 * ``attention``: a two-head self-attention block: Linear q/k/v -> reshape to heads -> transpose ->
   q @ k^T * scale -> tanh logit soft-capping (as in Gemma 2) -> softmax -> @ v -> transpose ->
   reshape -> Linear, plus a GELU MLP and residual Adds. Without the soft-capping OpenVINO fuses
-  the block into ScaledDotProductAttention-13, which ir2onnx does not lower yet.
+  the block into ScaledDotProductAttention-13 (covered by make_real_transformer.py); the
+  soft-capping keeps the unfused MatMul/Softmax chain under test here.
 
 Each sample folder holds model.xml, model.bin and input.npy (a fixed input). CI has no torch:
 tests/test_real_models.py reads the committed files and compares onnxruntime, the oracle

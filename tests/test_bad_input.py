@@ -222,3 +222,54 @@ def test_dynamic_rank_parameter_is_refused_clearly(capsys, tmp_path):
     y = w.layer("Convert", "opset1", [x], {"destination_type": "f16"}, [("f16", None)], out_names=["y"])[0]
     w.result(y)
     _assert_refused(capsys, tmp_path, w.save(tmp_path / "d.xml"), r"'x' \(Parameter-opset1.*dynamic rank")
+
+
+def _ov_multiply_reshape(tmp_path):
+    """x [3,4] -> Multiply -> Reshape([0,-1], special_zero) -> Result, written by OpenVINO."""
+    import openvino.opset15 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x = ov_parameter([3, 4], name="x")
+    m = ops.multiply(x, ops.constant(np.float32(2)), name="mul")
+    y = ops.reshape(m, np.array([0, -1], np.int64), True, name="reshape")
+    return ov_save(tmp_path / "mr.xml", y, [x])
+
+
+def _edit_section(xml, layer_type, section, old, new):
+    text = xml.read_text()
+    i = text.index(f'type="{layer_type}"')
+    j = text.index(f"<{section}>", i)
+    k = text.index(f"</{section}>", j)
+    xml.write_text(text[:j] + text[j:k].replace(old, new) + text[k:])
+
+
+def test_declared_output_port_that_the_op_does_not_give_is_refused(capsys, tmp_path):
+    # Regression: Multiply's output port edited from [3,4] to [2,6] (and its consumers along with
+    # it) converted into a model that ran and returned [2,6]: the Reshape's copied dim 0 came from
+    # the wrong declaration. OpenVINO recomputes [3,4]. Now the inconsistent layer is named.
+    xml = _ov_multiply_reshape(tmp_path)
+    for layer_type, section in (("Multiply", "output"), ("Reshape", "input"), ("Reshape", "output"),
+                                ("Result", "input")):
+        _edit_section(xml, layer_type, section, "<dim>3</dim>", "<dim>2</dim>")
+        _edit_section(xml, layer_type, section, "<dim>4</dim>", "<dim>6</dim>")
+    _assert_refused(capsys, tmp_path, xml, r"'mul' \(Multiply-opset1, id=\d+\): output port \d+ is "
+                                           r"declared f32 \[2,6\], but the operation gives f32 \[3,4\]")
+
+
+@pytest.mark.parametrize("old, new, gives", [("<dim>4</dim>", "<dim>7</dim>", r"f32 \[3,4\]"),
+                                             ('precision="FP32"', 'precision="I32"', "f32")])
+def test_wrong_output_port_of_the_last_layer_names_it(capsys, tmp_path, old, new, gives):
+    # Regression: this gave "internal error: the ONNX model failed onnx.checker" without the layer.
+    xml = _ov_multiply_reshape(tmp_path)
+    _edit_section(xml, "Reshape", "output", old, new)
+    _edit_section(xml, "Result", "input", old, new)
+    _assert_refused(capsys, tmp_path, xml, r"'reshape' \(Reshape-opset1, id=\d+\): output port \d+ is "
+                                           rf"declared .*, but the operation gives {gives}")
+
+
+def test_input_port_disagreeing_with_its_producer_is_refused(capsys, tmp_path):
+    xml = _ov_multiply_reshape(tmp_path)
+    _edit_section(xml, "Reshape", "input", "<dim>4</dim>", "<dim>5</dim>")
+    _assert_refused(capsys, tmp_path, xml, r"'reshape' \(Reshape-opset1, id=\d+\): input port 0 declares "
+                                           r"dims \[3,5\], but its producer 'mul' \(output port \d+\) declares \[3,4\]")

@@ -275,3 +275,32 @@ def test_bf16_is_moved_bit_for_bit(tmp_path, formulation):
         xml = writer_ir(tmp_path / "m.xml", "b2s", *args, etype="bf16")
         expected = oracle("b2s", x, *args[1:])
         assert_bitexact(run_ort(xml, [x], expected), expected, form)
+
+
+@pytest.mark.parametrize("op,shape,B,lo,hi", [
+    ("b2s", [None, 3, 8], [1, 2**40, 1], [0, 0, 0], [0, 0, 0]),
+    ("s2b", [2, 3, 8], [1, 1, 1], [0, 2**40, 0], [0, 0, 0]),
+    ("s2b", [2, 3, 8], [1, 2**40, 1], [0, 2**40 - 3, 0], [0, 0, 0]),
+])
+def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, B, lo, hi):
+    """Regression: the Gather formulation built index tables as long as an output axis at
+    convert time, so a valid layer with a huge static dim died with MemoryError (exit 3, "internal
+    error"). Past gather.MAX_TABLE_ELEMENTS the chain is used: a few shape constants only."""
+    dyn = shape[0] is None
+    xml = ov_ir(tmp_path / "m.xml", op, [4 if dyn else shape[0]] + shape[1:], B, lo, hi, dynamic_batch=dyn)
+    model = convert(xml)
+    assert "Gather" not in [n.op_type for n in model.graph.node]
+    assert model.ByteSize() < 4096
+
+
+def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
+    """Just past the limit the chain is chosen and is bit exact with the oracle and OpenVINO."""
+    import ir2onnx.ops.batch_to_space_gather as gather_mod
+
+    case = ("r4-nhwc", [16, 3, 4, 8], [1, 4, 4, 1], [0, 1, 2, 0], [0, 3, 1, 0])
+    size = gather_mod.table_elements(*case[1:])
+    monkeypatch.setattr(gather_mod, "MAX_TABLE_ELEMENTS", size - 1)
+    xml = _check(tmp_path, "b2s", case, "static", lambda name: None)
+    assert "Gather" not in [n.op_type for n in convert(xml).graph.node]
+    monkeypatch.setattr(gather_mod, "MAX_TABLE_ELEMENTS", size)
+    assert "Gather" in [n.op_type for n in convert(xml).graph.node]

@@ -285,3 +285,35 @@ def test_vect_c_with_dynamic_last_dim_checks_it_at_run_time(tmp_path):
     assert_bitexact(run_onnx(xml, [x])[0], oracle(xml, x))
     with pytest.raises(Ir2OnnxError, match="onnxruntime failed"):
         run_onnx(xml, [np.zeros([1, 4, 2, 1, 3], np.int8)])
+
+
+@pytest.mark.parametrize("op,shape,attrs", [
+    ("DepthToSpace", [1, 4, 2**40, 8], {"block_size": 2, "mode": "depth_first"}),
+    ("DepthToSpace", [None, 8, 2**38, 2, 8], {"block_size": 2, "mode": "blocks_first"}),
+    ("SpaceToDepth", [1, 4, 2**41, 16], {"block_size": 2, "mode": "blocks_first"}),
+])
+def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, attrs):
+    """Regression: the row Gather built one index table per output axis at convert time, so a
+    valid i32 layer with a huge static dim died with MemoryError (exit 3, "internal error").
+    Past depth_to_space_move.MAX_TABLE_ELEMENTS the Reshape/Transpose chain is used instead."""
+    dynamic = [i for i, d in enumerate(shape) if d is None]
+    xml = write_ir(tmp_path / "m.xml", op, [2 if d is None else d for d in shape], attrs, "i32", dynamic)
+    model = convert(xml)
+    assert path([n.op_type for n in model.graph.node]).startswith("chain")
+    assert model.ByteSize() < 4096
+
+
+def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
+    """Just past the limit the chain is chosen, and it is bit exact with the oracle and OpenVINO."""
+    import ir2onnx.ops.depth_to_space_move as move_mod
+
+    shape, attrs = [2, 8, 3, 5], {"block_size": 2, "mode": "depth_first"}
+    xml = write_ir(tmp_path / "m.xml", "DepthToSpace", shape, attrs, "i32")
+    assert path(node_types(xml)) == "gather"  # tables: 2 channels + 6 rows
+    monkeypatch.setattr(move_mod, "MAX_TABLE_ELEMENTS", 7)
+    assert path(node_types(xml)).startswith("chain")
+    x = data(shape, "i32")
+    assert_bitexact(run_onnx(xml, [x])[0], oracle(xml, x))
+    assert_bitexact(run_openvino(xml, [x])[0], oracle(xml, x))
+    monkeypatch.setattr(move_mod, "MAX_TABLE_ELEMENTS", 8)
+    assert path(node_types(xml)) == "gather"

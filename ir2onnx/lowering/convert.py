@@ -11,6 +11,7 @@ from .. import __version__
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
+from . import declared
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 
@@ -80,6 +81,7 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     check_supported(graph)
+    declared.check_edges(graph)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
     ctx = Context(b, graph, opset)
@@ -105,6 +107,7 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if errors:
         raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
     outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, not lowering order
+    declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
         g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",

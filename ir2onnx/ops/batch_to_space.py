@@ -148,6 +148,8 @@ def _use_gather(data, dims, known: bool, B, lo, hi, padding: bool = False) -> bo
     if FORMULATION == "chain" or not known or not _ints(dims[1:]) or data.etype.bits < 8:
         return False
     m = gather.outer_axes(B[1:], lo[1:], hi[1:])
+    if gather.table_elements(dims, B, lo, hi) > gather.MAX_TABLE_ELEMENTS:
+        return False  # the index tables would be large (or not fit in memory): the chain has none
     if padding and any(lo[1:m + 1] + hi[1:m + 1]) and math.prod(dims[1 + m:]) > ZERO_ROW_MAX_ELEMENTS:
         return False
     inner = gather.inner_bytes(dims[1:], B[1:], lo[1:], hi[1:], data.etype)

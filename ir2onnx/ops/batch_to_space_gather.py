@@ -21,6 +21,15 @@ from ..lowering.shapes import i64
 from .batch_to_space_chain import Dim, Dims
 
 _INVALID = 1 << 40  # marks a padded position before the Min when the batch is dynamic
+MAX_TABLE_ELEMENTS = 1 << 20  # larger index tables (huge dims): the chain formulation instead
+
+
+def table_elements(dims: list, B: list[int], lo: list[int], hi: list[int]) -> int:
+    """An upper bound of the index tables' elements built at convert time: one table per moving
+    spatial axis (about its padded or output size) and, for a static batch, a batch range."""
+    m = outer_axes(B[1:], lo[1:], hi[1:])
+    total = sum(dims[1 + j] * B[1 + j] + lo[1 + j] + hi[1 + j] for j in range(m))
+    return total + (dims[0] if isinstance(dims[0], int) else 0)
 
 
 def outer_axes(Bs: list[int], lo: list[int], hi: list[int]) -> int:

@@ -32,6 +32,7 @@ from ..lowering.shapes import dims_of, i64
 FOLD_ELEMENTS = 4096
 MIN_ROW = 16  # elements: rows at least this long are moved whole (see transposes)
 GATHER_BYTES = 16  # rows of at least this many bytes move as one Gather (see gather_rows)
+MAX_TABLE_ELEMENTS = 1 << 20  # index tables past this (huge dims) leave the move to the chain
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def gather_rows(b: Builder, x: Value, split, groups, out_shape) -> Value | None:
         return None
     if middle == [label for g in groups[1:-1] for label in g if static[label] != 1]:
         return None  # the rows are in order already: one Transpose (or none) does it
+    if sum(math.prod(static[label] for label in g) for g in groups[1:-1]) > MAX_TABLE_ELEMENTS:
+        return None  # the index tables would be large (or not fit in memory): the chain has none
     data = x.name
     if target != inp:
         runs = _merge(inp, target)

@@ -35,7 +35,7 @@ def reshape(ctx, layer, inputs):
     terms = _terms(layer, x, elements_of(pattern), special_zero)
     if terms is None:
         return [_runtime_pattern(ctx, layer, x, pattern, special_zero)]
-    return [_known_pattern(ctx, layer, x, terms)]
+    return [_known_pattern(ctx, layer, x, terms, special_zero)]
 
 
 def _terms(layer, x: Value, elements, special_zero: bool) -> list | None:
@@ -70,7 +70,7 @@ def _terms(layer, x: Value, elements, special_zero: bool) -> list | None:
     return terms
 
 
-def _known_pattern(ctx, layer, x: Value, terms: list):
+def _known_pattern(ctx, layer, x: Value, terms: list, special_zero: bool):
     g = ctx.b
     literals = [t for t in terms if isinstance(t, int)]
     copied = {t.index for t in terms if isinstance(t, DimOf)}
@@ -103,6 +103,8 @@ def _known_pattern(ctx, layer, x: Value, terms: list):
         if elements is not None and len(out_shape) <= 1:
             return vector_value(g, x.etype, out_shape, elements, emit)
         return emit()
+    if copied and INFER in terms and not special_zero:
+        return _zero_guarded(g, x, terms, out, rest, copied, math.prod(literals))
     if rest and not copied and 0 not in literals:
         # only positive literals beside the -1: ONNX infers it exactly as OpenVINO does
         return g.Reshape(x, i64(g, [-1 if t == INFER else t for t in terms]))
@@ -112,6 +114,22 @@ def _known_pattern(ctx, layer, x: Value, terms: list):
     if rest:
         prod = g.ReduceProd(g.Gather(g.Shape(x), i64(g, rest)), keepdims=1)
         out = [g.Div(prod, i64(g, [math.prod(literals)])) if t is None else t for t in out]
+    return g.Reshape(x, _concat(g, x, out), allowzero=1)
+
+
+def _zero_guarded(g, x: Value, terms: list, out: list, rest: list[int], copied: set, literals: int) -> str:
+    """special_zero=false: the copied dims are literal values that may be 0 at run time. Cancelling
+    them against the input's dims is exact only while they are not; with a 0 among them the
+    element count is 0 and OpenVINO's runtime (like the run-time pattern path) makes the -1 a 0."""
+    k = terms.index(INFER)
+    if out[k] is not None:
+        value = i64(g, [out[k]])
+    else:
+        prod = g.ReduceProd(g.Gather(g.Shape(x), i64(g, rest)), keepdims=1) if rest else i64(g, [1])
+        value = g.Div(prod, i64(g, [literals]))
+    sizes = g.ReduceProd(g.Gather(g.Shape(x), i64(g, sorted(copied))), keepdims=1)
+    out = list(out)
+    out[k] = g.Where(g.Equal(sizes, i64(g, [0])), i64(g, [0]), value)
     return g.Reshape(x, _concat(g, x, out), allowzero=1)
 
 

@@ -56,8 +56,8 @@ def parameters(graph: Graph) -> list[Layer]:
 
 
 def results(graph: Graph) -> list[Layer]:
-    """The Results in the order the converted model lists its outputs (topological)."""
-    return [layer for layer in graph.order if layer.type == "Result"]
+    """The Results in the order the converted model lists its outputs (the IR's file order)."""
+    return list(graph.results)
 
 
 def missing_oracles(graph: Graph) -> list[Layer]:
@@ -81,7 +81,7 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
 def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Run ``graph`` on ``feeds`` (keyed by input name) with the oracles.
 
-    Returns ``{output name: array}`` in the model's output order. Raises
+    Returns ``{output name: array}`` (look outputs up by name). Raises
     :class:`~ir2onnx.errors.UnsupportedLayers` listing every layer without an oracle, and
     :class:`~ir2onnx.errors.InvalidLayer` when an oracle finds the layer or its inputs invalid.
     """

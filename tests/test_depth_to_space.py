@@ -156,7 +156,7 @@ def test_space_to_depth_table(tmp_path, rank, mode, bs, etype):
 
 
 # ---- the paths, spelled out ----------------------------------------------------------------
-R, T, G, A, I = "Reshape", "Transpose", "Gather", "Add", "Identity"
+R, T, G, A, I, C = "Reshape", "Transpose", "Gather", "Add", "Identity", "Concat"
 BF, DF = {"block_size": 2, "mode": "blocks_first"}, {"block_size": 2, "mode": "depth_first"}
 NHWC, VECT = {"data_format": "NHWC"}, {"data_format": "NCHW_VECT_C"}
 
@@ -169,8 +169,14 @@ NHWC, VECT = {"data_format": "NHWC"}, {"data_format": "NCHW_VECT_C"}
     # static but the batch, rows >= 16 bytes: a matrix transpose (when the last block axis must
     # join the rows) then a Gather of rows
     ("DepthToSpace", [1, 8, 2, 3], DF, "i32", [R, T, R, A, G, I]),
-    ("DepthToSpace", [None, 8, 2, 32], BF, "boolean", [R, T, R, A, G, I]),
+    ("DepthToSpace", [None, 8, 2, 32], BF, "i64", [R, T, R, A, G, I]),
     ("DepthToSpace", [1, 16, 2, 3, 2], DF, "f32", [R, T, R, A, A, G, I]),
+    # rows of W >= 16 bytes ending in a block axis, 1/2/4-byte elements: one Gather per phase,
+    # a Concat interleaves them (no MLAS transpose with 2 rows)
+    ("DepthToSpace", [None, 8, 2, 32], BF, "boolean", [R, A, G, A, G, C, R, I]),
+    ("DepthToSpace", [1, 16, 2, 3, 4], DF, "f32", [R, A, A, G, A, A, G, C, R, I]),
+    ("DepthToSpace", [1, 27, 2, 3, 8], {"block_size": 3, "mode": "blocks_first"}, "f16",
+     [R, A, A, G, A, A, G, A, A, G, C, R, I]),
     ("DepthToSpace", [1, 2, 3, 16], {**BF, **NHWC}, "f32", [R, A, G, I]),
     ("DepthToSpace", [None, 2, 3, 2, 128], {**BF, **NHWC}, "u8", [R, A, A, G, I]),
     ("DepthToSpace", [1, 2, 3, 16], {**DF, **NHWC}, "f32", [R, T, R, A, G, I]),
@@ -305,7 +311,7 @@ def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, attrs):
 
 def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
     """Just past the limit the chain is chosen, and it is bit exact with the oracle and OpenVINO."""
-    import ir2onnx.ops.depth_to_space_move as move_mod
+    import ir2onnx.ops.depth_to_space_rows as move_mod  # (the Gather formulations read the limit)
 
     shape, attrs = [2, 8, 3, 5], {"block_size": 2, "mode": "depth_first"}
     xml = write_ir(tmp_path / "m.xml", "DepthToSpace", shape, attrs, "i32")

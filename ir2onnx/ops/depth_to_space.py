@@ -8,8 +8,10 @@ Both are pure data movement, lowered in one of these ways, chosen per layer at c
 * otherwise Reshape -> Transpose -> Reshape over the spec's split axes
   (:func:`~ir2onnx.ops.depth_to_space_move.move`), which works for every rank and element type;
   with every dim but the batch static and output rows of >= 16 bytes it becomes
-  [Transpose ->] Reshape -> Gather of whole rows (one pass that writes the output), and where
-  onnxruntime would copy element by element, two Transposes.
+  [Transpose ->] Reshape -> Gather of whole rows (one pass that writes the output; rows of W
+  that end in a block axis: one Gather per phase and a Concat), and where onnxruntime would
+  copy element by element, two Transposes; never a Transpose that onnxruntime runs as many
+  small thread-pool matrix transposes (``depth_to_space_move.slow_transpose``).
 
 DepthToSpace also takes the optional IR attribute ``data_format`` (TensorFlow's layouts):
 ``NCHW`` (absent: OpenVINO semantics), ``NHWC`` (channels last) and ``NCHW_VECT_C``
@@ -138,8 +140,9 @@ def _vect_c_depth_first(ctx, layer, p: Params, x):
 @lowers("DepthToSpace", "opset1")
 def depth_to_space(ctx, layer, inputs):
     """DepthToSpace-1 -> DepthToSpace (4-D NCHW f32/f64/f16/i8/u8) | [Transpose,] Reshape, Gather
-    (static but the batch, rows >= 16 bytes) | Reshape, Transpose, Reshape (two Transposes with a
-    Reshape between where that avoids an element-wise copy).
+    (static but the batch, rows >= 16 bytes; Gather per phase + Concat where the rows end in a
+    block axis) | Reshape, Transpose, Reshape (two Transposes with a Reshape between where that
+    avoids an element-wise copy).
 
     ``[N, C, D_1..D_K] -> [N, C/bs^K, D_1*bs, .., D_K*bs]`` (or the NHWC / NCHW_VECT_C layout).
     """

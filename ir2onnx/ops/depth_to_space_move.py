@@ -5,8 +5,11 @@ A movement is described by labels: each input axis is split into labelled sub-ax
 output order. :func:`move` then emits:
 
 * with every dim but the batch static and output rows (the last output axis) of at least
-  :data:`GATHER_BYTES`: [Transpose ->] Reshape -> Gather of whole rows (:func:`gather_rows`),
-  one pass that writes the output, on all of onnxruntime's threads;
+  :data:`GATHER_BYTES`: [Transpose ->] Reshape -> Gather of whole rows
+  (:func:`~ir2onnx.ops.depth_to_space_rows.gather_rows`),
+  one pass that writes the output, on all of onnxruntime's threads. Where the rows end in a
+  block axis (NCHW: ``..., W, b``) and elements are 1, 2 or 4 bytes, one Gather of W rows per
+  block phase and a Concat that interleaves them;
 * otherwise Reshape -> Transpose -> Reshape. Sub-axes of size 1 are dropped and sub-axes that
   stay neighbours are merged, so the Transpose has the lowest rank (NHWC blocks_first becomes a
   single-axis move, which onnxruntime runs as block copies). When the last output axis is a
@@ -15,6 +18,8 @@ output order. :func:`move` then emits:
   Transposes that it runs as block or matrix copies, with a Reshape between them so that it does
   not fuse them back (2-3x faster on onnxruntime 1.31 with one thread; see
   benchmarks/bench_depth_to_space.py);
+* no Transpose that onnxruntime runs as many small MLAS matrix transposes, each dispatched to
+  its thread pool (:func:`slow_transpose`: up to 20x slower on two threads than on one);
 * shapes are constants when the dims they need are known, one ``-1`` when a single target dim
   is not, and otherwise computed in the graph (Shape, Mul, Div, Concat);
 * a constant input (up to :data:`FOLD_ELEMENTS` elements) is folded at convert time.
@@ -33,6 +38,9 @@ FOLD_ELEMENTS = 4096
 MIN_ROW = 16  # elements: rows at least this long are moved whole (see transposes)
 GATHER_BYTES = 16  # rows of at least this many bytes move as one Gather (see gather_rows)
 MAX_TABLE_ELEMENTS = 1 << 20  # index tables past this (huge dims) leave the move to the chain
+PHASE_BITS = (8, 16, 32)  # element sizes onnxruntime transposes with threaded MLAS (see slow_transpose)
+MAX_PHASES = 16  # block axes up to this size interleave as Gathers + Concat (see _phases)
+MLAS_MIN_ELEMENTS = 8192  # threaded MLAS transposes of smaller matrices are dominated by dispatch
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,9 @@ def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[
     perm = [src.index(run) for run in dst]
     if x.is_const and math.prod(x.shape) <= FOLD_ELEMENTS:
         return _fold(b, x, src, perm, size, out_shape)
-    rows = gather_rows(b, x, split, groups, out_shape)
+    from . import depth_to_space_rows  # (it builds on this module)
+
+    rows = depth_to_space_rows.gather_rows(b, x, split, groups, out_shape)
     if rows is not None:
         return rows
     if perm == sorted(perm):  # no element moves: a reshape (or nothing at all)
@@ -92,7 +102,7 @@ def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[
     src_dims = [Dim.prod(size[l] for l in run) for run in src]
     name = x.name if src_dims == [Dim.of_axis(i) for i in range(len(x.shape))] else reshape(b, x, src_dims)
     dims = src_dims
-    for p, merge in transposes(perm, [d.static(x.shape) for d in src_dims]):
+    for p, merge in transposes(perm, [d.static(x.shape) for d in src_dims], x.etype.bits):
         name, dims = b.Transpose(name, perm=p), [dims[i] for i in p]
         if merge:
             dims = [Dim.prod(dims[i] for i in g) for g in merge]
@@ -100,58 +110,6 @@ def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[
     if dims != out_dims:  # (a Reshape into a graph output costs onnxruntime a copy)
         name = reshape(b, x, out_dims, name)
     return Value(b, x.etype, out_shape, name=name)
-
-
-def gather_rows(b: Builder, x: Value, split, groups, out_shape) -> Value | None:
-    """The movement as [Transpose ->] Reshape -> Gather of whole rows, or None where it does not
-    apply: every dim but the batch static, rows (the last output axis) of >= GATHER_BYTES, and
-    rows made contiguous by at most one single-axis move (a matrix transpose per outer index).
-
-    Gather writes the output in one pass and onnxruntime runs it on all threads, where the chain
-    needs up to two Transposes plus, when its last Reshape is a graph output, one more copy. The
-    index is a broadcast sum of one small vector per output axis (Add nodes over initializers of
-    that axis's size), which onnxruntime folds once when it loads the model.
-    """
-    size = {label: d for axis in split for label, d in axis}
-    lead = split[0][0][0]
-    if len(split[0]) != 1 or groups[0] != (lead,) or x.etype.min_opset > 13:
-        return None  # (Gather-13 has no float8 / 4-bit types)
-    static = {label: d.static(x.shape) for label, d in size.items()}
-    if any(v is None for label, v in static.items() if label != lead):
-        return None
-    inp = [label for axis in split[1:] for label, _ in axis if static[label] != 1]
-    last = [label for label in groups[-1] if static[label] != 1]
-    rows = math.prod(static[label] for label in last)
-    target = [label for label in inp if label not in last] + last
-    middle = target[: len(target) - len(last)]
-    if not last or rows * x.etype.bits < 8 * GATHER_BYTES:
-        return None
-    if middle == [label for g in groups[1:-1] for label in g if static[label] != 1]:
-        return None  # the rows are in order already: one Transpose (or none) does it
-    if sum(math.prod(static[label] for label in g) for g in groups[1:-1]) > MAX_TABLE_ELEMENTS:
-        return None  # the index tables would be large (or not fit in memory): the chain has none
-    data = x.name
-    if target != inp:
-        runs = _merge(inp, target)
-        perm = [runs.index(r) for r in sorted(runs, key=lambda r: target.index(r[0]))]
-        if not single_axis_move(perm):
-            return None
-        data = reshape(b, x, [size[lead]] + [Dim.prod(size[label] for label in r) for r in runs])
-        data = b.Transpose(data, perm=[0] + [p + 1 for p in perm])
-    count = math.prod(static[label] for label in middle)
-    data = reshape(b, x, [size[lead], Dim.const(count), Dim.const(rows)], data)
-    stride = {label: math.prod(static[m] for m in middle[i + 1:]) for i, label in enumerate(middle)}
-    dtype, index = (np.int32 if count < 2**31 else np.int64), None
-    for axis, g in enumerate(groups[1:-1]):
-        digits = np.arange(math.prod(static[label] for label in g), dtype=np.int64)
-        term = np.zeros_like(digits)
-        for label in reversed(g):  # the group's labels, least significant last
-            if static[label] != 1:
-                term += digits % static[label] * stride[label]
-            digits //= static[label]
-        term = b.const(term.reshape([-1 if j == axis else 1 for j in range(len(groups) - 2)]), dtype, "rows")
-        index = term if index is None else b.Add(index, term)
-    return Value(b, x.etype, out_shape, name=b.Gather(data, index, axis=1))
 
 
 def _merge(labels: list[str], order: list[str]) -> list[tuple[str, ...]]:
@@ -174,7 +132,45 @@ def single_axis_move(perm: list[int]) -> bool:
     return False
 
 
-def transposes(perm: list[int], sizes: list[int | None]) -> list[tuple[list[int], list[list[int]] | None]]:
+def _ort_single_axis(perm: list[int]) -> tuple[int, int] | None:
+    """(from, to) of the axis that onnxruntime 1.31 sees moved (it tries outwards first), or None."""
+    n = len(perm)
+    i = next((i for i in range(n) if perm[i] != i), None)
+    if i is None:
+        return None
+    a = perm[i]
+    if a > i and perm[i + 1:] == [v for v in range(i, n) if v != a]:
+        return a, i  # axis a moved out to i
+    rest = [v for v in perm[i:] if v != i]
+    if rest == list(range(i + 1, n)):
+        return i, perm.index(i)  # axis i moved in
+    return None
+
+
+def slow_transpose(perm: list[int], sizes: list[int | None], bits: int) -> bool:
+    """True where onnxruntime 1.31 runs the Transpose in a regime measured to be much slower
+    with several threads than the alternatives: a single-axis move whose moved pieces are 1, 2 or
+    4 bytes becomes one MLAS matrix transpose per outer index, each handed to the thread pool
+    (about 1 us of dispatch each on 2 threads: ``[262144, 16, 4] -> [262144, 4, 16]`` f32 takes
+    13 ms on one thread and 280 ms on two). Slow: 64 or more matrices of < MLAS_MIN_ELEMENTS
+    each. Unknown (dynamic) dims count as 1 in the number of matrices and as large in their size."""
+    moved = _ort_single_axis(perm)
+    if moved is None:
+        return False
+    src, dst = moved
+    block = 1
+    for d in sizes[max(src, dst) + 1:]:
+        block = None if block is None or d is None else block * d
+    if block is None or block * bits not in PHASE_BITS:
+        return False
+    loops = math.prod(d or 1 for d in sizes[:min(src, dst)])
+    if loops < 64 or any(d is None for d in sizes[min(src, dst):]):
+        return False
+    return math.prod(sizes) // loops < MLAS_MIN_ELEMENTS
+
+
+def transposes(perm: list[int], sizes: list[int | None], bits: int = 32) \
+        -> list[tuple[list[int], list[list[int]] | None]]:
     """``perm`` as Transpose steps, each ``(perm, groups)``: after the step, the axes in each group
     are merged by a Reshape (which also keeps onnxruntime from fusing the steps back into one).
 
@@ -182,7 +178,8 @@ def transposes(perm: list[int], sizes: list[int | None]) -> list[tuple[list[int]
     Otherwise the last output axis J (a block axis) would be gathered element by element; then
     either, with long rows L (the input's last axis, second last in the output), move whole rows
     with J in front and interleave ``[J, M] -> [M, J]``, or move J to the end first (a matrix
-    transpose per outer index) and then the blocks that now end in J.
+    transpose per outer index) and then the blocks that now end in J. Two steps only where
+    neither is slow on several threads (:func:`slow_transpose`).
     """
     n, last, j = len(perm), len(perm) - 1, perm[-1]
     if n < 3 or j == last or single_axis_move(perm):
@@ -195,7 +192,14 @@ def transposes(perm: list[int], sizes: list[int | None]) -> list[tuple[list[int]
     if len(runs) == n:  # nothing to merge in between: no gain
         return [(perm, None)]
     second = sorted(range(len(runs)), key=lambda r: perm.index(runs[r][0]))
+    mid = [_prod([sizes[a] for a in run]) for run in runs]
+    if slow_transpose(first, sizes, bits) or slow_transpose(second, mid, bits):
+        return [(perm, None)]
     return [(first, [[first.index(a) for a in run] for run in runs]), (second, None)]
+
+
+def _prod(values):
+    return None if any(v is None for v in values) else math.prod(values)
 
 
 def reshape(b: Builder, x: Value, dims: list[Dim], data: str | None = None) -> str:

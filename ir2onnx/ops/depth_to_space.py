@@ -2,7 +2,8 @@
 
 Both are pure data movement, lowered in one of these ways, chosen per layer at convert time:
 
-* the ONNX operator, where onnxruntime runs it: 4-D NCHW input of f32, f64, f16, i8 or u8
+* the ONNX operator, where onnxruntime runs it bit-exactly: 4-D NCHW input of f32, f64, i8 or u8
+  (its f16 kernels go through float and quiet signalling NaNs, so f16 takes the paths below)
   (DepthToSpace mode DCR == blocks_first, CRD == depth_first; ONNX SpaceToDepth has only the
   blocks_first order). onnxruntime rejects other ranks and has no kernel for other types;
 * otherwise Reshape -> Transpose -> Reshape over the spec's split axes
@@ -30,7 +31,7 @@ from ..lowering.registry import lowers
 from .depth_to_space_move import Dim, move
 
 # element types onnxruntime 1.31's CPU DepthToSpace / SpaceToDepth kernels accept (4-D only)
-ONNX_OP_TYPES = frozenset({"f32", "f64", "f16", "i8", "u8"})
+ONNX_OP_TYPES = frozenset({"f32", "f64", "i8", "u8"})  # f16: its kernels quiet signalling NaNs
 MODES = ("blocks_first", "depth_first")
 LAYOUTS = ("NCHW", "NHWC", "NCHW_VECT_C")
 MAX_BLOCK = 2**62
@@ -139,7 +140,7 @@ def _vect_c_depth_first(ctx, layer, p: Params, x):
 
 @lowers("DepthToSpace", "opset1")
 def depth_to_space(ctx, layer, inputs):
-    """DepthToSpace-1 -> DepthToSpace (4-D NCHW f32/f64/f16/i8/u8) | [Transpose,] Reshape, Gather
+    """DepthToSpace-1 -> DepthToSpace (4-D NCHW f32/f64/i8/u8) | [Transpose,] Reshape, Gather
     (static but the batch, rows >= 16 bytes; Gather per phase + Concat where the rows end in a
     block axis) | Reshape, Transpose, Reshape (two Transposes with a Reshape between where that
     avoids an element-wise copy).
@@ -194,7 +195,7 @@ def _s2d_plan(p: Params) -> tuple[list, list]:
 
 @lowers("SpaceToDepth", "opset1")
 def space_to_depth(ctx, layer, inputs):
-    """SpaceToDepth-1 -> SpaceToDepth (4-D blocks_first f32/f64/f16/i8/u8) | [Transpose,] Reshape,
+    """SpaceToDepth-1 -> SpaceToDepth (4-D blocks_first f32/f64/i8/u8) | [Transpose,] Reshape,
     Gather (static but the batch, rows >= 16 bytes) | Reshape, Transpose, Reshape (two Transposes
     with a Reshape between where that avoids an element-wise copy).
 

@@ -304,3 +304,17 @@ def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
     assert "Gather" not in [n.op_type for n in convert(xml).graph.node]
     monkeypatch.setattr(gather_mod, "MAX_TABLE_ELEMENTS", size)
     assert "Gather" in [n.op_type for n in convert(xml).graph.node]
+
+
+@pytest.mark.parametrize("shape,pads,runtime", [((2, 3, 4), ([0, 1, 0], [0, 0, 2]), False),
+                                                ((2, 8, 2), ([0, 0, 1], [0, 2, 1]), True)])
+def test_f16_signalling_nans_move_bit_exactly(tmp_path, shape, pads, runtime):
+    """onnxruntime's f16 Pad kernel quiets signalling NaNs; SpaceToBatch must not use it for f16."""
+    bits = np.array([0x7C01, 0x7D00, 0xFC05, 0x7C10, 0xFD55, 0x7E01, 0x7DFF, 0xFC01], np.uint16)
+    x = np.resize(bits, int(np.prod(shape))).view(np.float16).reshape(shape)
+    B = [1, 2, 2]
+    lo, hi = pads
+    out = oracle("s2b", x, B, lo, hi)
+    xml = writer_ir(tmp_path / "s2b.xml", "s2b", shape, B, lo, hi, out.shape, etype="f16", runtime=runtime)
+    feeds = [x] + ([np.array(v, np.int64) for v in (B, lo, hi)] if runtime else [])
+    assert_bitexact(run_ort(xml, feeds), out)

@@ -67,7 +67,7 @@ def batch_to_space(ctx, layer, inputs):
 @lowers("SpaceToBatch", "opset2")
 def space_to_batch(ctx, layer, inputs):
     """SpaceToBatch-2 -> Pad, Reshape, Transpose, Reshape (Concat of zero slabs instead of Pad for
-    bf16/i16/u16; Reshape, [Concat,] Gather for static spatial dims and a large contiguous block)."""
+    f16/bf16/i16/u16; Reshape, [Concat,] Gather for static spatial dims and a large contiguous block)."""
     data, d, dims, (B, PB, PE) = _setup(ctx, layer, inputs, ("block_shape", "pads_begin", "pads_end"))
     conds = _check_vectors(layer, B, PB, PE, "pads")
     for i in range(1, len(dims)):

@@ -22,8 +22,9 @@ from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
 
 Dim = Union[int, tuple]
 
-# Element types whose Pad kernel onnxruntime's CPU provider has; others pad with Concat.
-PAD_TYPES = {"f32", "f64", "f16", "i8", "u8", "i32", "i64", "u32", "u64", "boolean"}
+# Element types whose onnxruntime CPU Pad kernel exists and moves bits unchanged; others pad with
+# Concat (f16: its Pad kernel quiets signalling NaNs, measured with onnxruntime 1.31).
+PAD_TYPES = {"f32", "f64", "i8", "u8", "i32", "i64", "u32", "u64", "boolean"}
 
 
 class Dims:
@@ -207,7 +208,7 @@ def space_to_batch(d: Dims, name: str, dims: list[Dim], B: list[Dim], PB: list[D
 
 def pad(d: Dims, name: str, cur: list[Dim], pb: list[Dim], pe: list[Dim], etype: ElementType):
     """Zero-pad the spatial axes: Pad, or a Concat of zero slabs per padded axis for the element
-    types onnxruntime has no Pad kernel for. Returns the name and the padded dims."""
+    types onnxruntime has no bit-exact Pad kernel for. Returns the name and the padded dims."""
     k = len(pb)
     new = [cur[0]] + [d.add(d.add(cur[i + 1], pb[i]), pe[i]) for i in range(k)]
     if etype.name in PAD_TYPES:

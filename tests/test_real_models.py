@@ -23,6 +23,7 @@ MODELS = {
     "cnn": ({"Convolution", "GroupConvolution", "MaxPool", "AvgPool", "ReLU", "Clamp", "MatMul"}, (1, 5)),
     "attention": ({"MatMul", "SoftMax", "Transpose", "Gelu", "Tanh", "Reshape"}, (1, 6, 16)),
     "transformer": ({"Gather", "MVN", "ScaledDotProductAttention", "Split", "Gelu", "ReduceMean", "MatMul"}, (1, 4)),
+    "detector": ({"Convolution", "PReLU", "Swish", "Interpolate", "Concat", "Sigmoid"}, (1, 16, 8, 8)),
 }
 
 

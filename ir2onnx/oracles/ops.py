@@ -18,3 +18,10 @@ from . import normalization  # noqa: F401  MVN-6
 from . import data_movement  # noqa: F401  Split, VariadicSplit, Broadcast, Tile, Pad
 from . import range_op  # noqa: F401  Range-4
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
+from . import interpolate  # noqa: F401  Interpolate-4/-11
+from . import activations2  # noqa: F401  PReLU, Elu, SoftPlus, Mish, LogSoftmax
+from . import topk  # noqa: F401  TopK-11
+from . import modulo  # noqa: F401  FloorMod, Mod, SquaredDifference
+from . import norms  # noqa: F401  ReduceL1-4, ReduceL2-4, NormalizeL2-1
+from . import cumsum  # noqa: F401  CumSum-3
+from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)

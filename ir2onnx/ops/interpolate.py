@@ -1,0 +1,200 @@
+"""Interpolate-4 and Interpolate-11 with constant sizes / scales / axes -> (Pad), Resize.
+
+OpenVINO's modes map onto ONNX Resize exactly where the two define the same function:
+nearest (round_prefer_floor, round_prefer_ceil, floor, ceil), linear_onnx and linear (without
+antialias OpenVINO's triangle filter weighs the two neighbours like ONNX linear; positions
+outside the input are dropped and the weights renormalised, which equals ONNX's clamping) and
+cubic (cube_coeff -> cubic_coeff_a, exclude_outside=0: indices clamped to the edge). The
+coordinate transformations half_pixel, pytorch_half_pixel, asymmetric and align_corners are
+ONNX's. Refused: antialias, the Pillow modes, tf_half_pixel_for_nn (ONNX Resize-13+ dropped it),
+nearest_mode=simple, negative pads, and scales whose output size OpenVINO computes differently
+from ONNX (OpenVINO: trunc(d * (scale + 1e-6)), ONNX: trunc(d * scale)).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+from .shape_ops import const_ints
+
+ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
+TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
+ROUNDINGS = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+NEAREST_TYPES = ("f32", "i32", "i8", "u8")  # onnxruntime's CPU Resize types
+SCALE_EPS = np.float32(1e-6)
+
+
+def ov_scaled_dim(dim: int, scale: np.float32) -> int:
+    """OpenVINO's output size for a scale: trunc(float(d) * (scale + 1e-6)), 1.0 leaves d."""
+    if scale == np.float32(1):
+        return dim
+    return int(np.float32(dim) * (np.float32(scale) + SCALE_EPS))
+
+
+def _exact_for_any_dim(scale: np.float32) -> bool:
+    """Integer scales and 1/2^k give the same size in OpenVINO and ONNX for every dim."""
+    s = float(scale)
+    if s >= 1:
+        return s == int(s)
+    inv = 1 / s
+    return inv == int(inv) and int(inv) & (int(inv) - 1) == 0
+
+
+def _check_attrs(layer):
+    a = layer.attrs
+    mode = a["mode"]
+    if mode not in ONNX_MODE:
+        raise UnsupportedLayer(layer, f"mode '{mode}' has no ONNX Resize counterpart")
+    if a["antialias"]:
+        raise UnsupportedLayer(layer, "antialias=true is not supported (ONNX Resize before opset 18 "
+                                      "has none, and opset 18's filter is not OpenVINO's)")
+    ctm = a["coordinate_transformation_mode"]
+    if ctm not in TRANSFORMS:
+        raise UnsupportedLayer(layer, f"coordinate_transformation_mode '{ctm}' is not supported "
+                                      f"(ONNX Resize-13+ has: {', '.join(TRANSFORMS)})")
+    if mode == "nearest" and a["nearest_mode"] not in ROUNDINGS:
+        raise UnsupportedLayer(layer, f"nearest_mode '{a['nearest_mode']}' has no ONNX counterpart")
+    return mode, ctm
+
+
+def _pads(layer, rank: int) -> tuple[list[int], list[int]]:
+    """pads_begin/pads_end resized to the rank (missing values are 0, extra ones ignored)."""
+    begins = (list(layer.attrs["pads_begin"]) + [0] * rank)[:rank]
+    ends = (list(layer.attrs["pads_end"]) + [0] * rank)[:rank]
+    if min(begins + ends, default=0) < 0:
+        raise UnsupportedLayer(layer, f"negative pads {begins}, {ends} are not supported")
+    return begins, ends
+
+
+def _axes(layer, axes_v, rank: int) -> list[int]:
+    if axes_v is None:
+        return list(range(rank))
+    axes = const_ints(layer, axes_v, "axes")
+    if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
+        raise InvalidLayer(layer, f"axes {axes} must be distinct values in [0, {rank})")
+    return axes
+
+
+def _scales(layer, scales_v, axes, padded):
+    if not scales_v.is_const:
+        raise UnsupportedLayer(layer, "scales known only at run time are not supported")
+    scales = np.asarray(scales_v.value()).astype(np.float32).reshape(-1)
+    if scales.size < len(axes):
+        raise InvalidLayer(layer, f"{scales.size} scales for {len(axes)} axes")
+    scales = scales[:len(axes)]
+    for axis, s in zip(axes, scales):
+        if not s > 0:
+            raise InvalidLayer(layer, f"scale {s} for axis {axis} must be positive")
+        d = padded[axis]
+        if d is None:
+            if not _exact_for_any_dim(s):
+                raise UnsupportedLayer(layer, f"scale {s} on dynamic axis {axis}: OpenVINO's output size "
+                                              "trunc(d*(scale+1e-6)) may differ from ONNX's trunc(d*scale)")
+        elif ov_scaled_dim(d, s) != int(np.float32(d) * s):
+            raise UnsupportedLayer(layer, f"scale {s} on axis {axis} of size {d}: OpenVINO makes "
+                                          f"{ov_scaled_dim(d, s)} elements, ONNX Resize {int(np.float32(d) * s)}")
+    return scales
+
+
+def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
+    mode, ctm = _check_attrs(layer)
+    name = x.etype.name if x.etype else "?"
+    if mode != "nearest" and name not in ("f16", "f32"):
+        raise UnsupportedLayer(layer, f"{mode} interpolation of {name} is not supported (f16, f32)")
+    if mode == "nearest" and name not in NEAREST_TYPES + ("f16",):
+        raise UnsupportedLayer(layer, f"nearest interpolation of {name} is not supported "
+                                      f"(onnxruntime's Resize takes {', '.join(NEAREST_TYPES)})")
+    ctx.onnx_type(layer, x.etype)
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    rank = x.rank
+    axes = _axes(layer, axes_v, rank)
+    begins, ends = _pads(layer, rank)
+    padded = [None if d is None else d + b + e for d, b, e in zip(x.shape, begins, ends)]
+    g = ctx.b
+    if use_scales:
+        scales = _scales(layer, scales_v, axes, padded)
+    else:
+        sizes = const_ints(layer, size_v, "sizes")
+        if len(sizes) < len(axes):
+            raise InvalidLayer(layer, f"{len(sizes)} sizes for {len(axes)} axes")
+        sizes = sizes[:len(axes)]
+        if min(sizes, default=1) < 0:
+            raise InvalidLayer(layer, f"sizes {sizes} must not be negative")
+    data = x
+    if any(begins) or any(ends):
+        data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
+    moving = [a for i, a in enumerate(axes) if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
+    _check_ort_layout(layer, mode, rank, moving)
+    squeeze = mode != "nearest" and rank == 1  # onnxruntime interpolates 2-D, not 1-D
+    if squeeze:
+        data, axes, padded = g.Unsqueeze(data, i64(g, [0])), [1], [1] + padded
+    back = None
+    if name == "f16":  # onnxruntime's CPU Resize is f32-only for floats (f16 -> f32 is exact)
+        data, back = g.Cast(data, to=1), x.etype.onnx
+    attrs = dict(mode=ONNX_MODE[mode], coordinate_transformation_mode=ctm)
+    if mode == "nearest":
+        attrs["nearest_mode"] = layer.attrs["nearest_mode"]
+    if mode == "cubic":
+        attrs.update(cubic_coeff_a=float(layer.attrs["cube_coeff"]), exclude_outside=0)
+    if ctx.opset >= 18:
+        attrs["axes"] = axes
+        if use_scales:
+            out = g.Resize(data, None, g.const(scales, np.float32, "scales"), **attrs)
+        else:
+            out = g.Resize(data, None, None, i64(g, sizes, "sizes"), **attrs)
+    elif use_scales:
+        full = np.ones(rank, np.float32)
+        full[axes] = scales
+        out = g.Resize(data, None, g.const(full, np.float32, "scales"), **attrs)
+    else:
+        out = g.Resize(data, None, None, _full_sizes(g, data, padded, axes, sizes), **attrs)
+    if squeeze:
+        out = g.Squeeze(out, i64(g, [0]))
+    return [out if back is None else g.Cast(out, to=back)]
+
+
+def _check_ort_layout(layer, mode: str, rank: int, moving: list[int]) -> None:
+    """onnxruntime's Resize runs linear on 2-D/3-D, 4-D NCHW/NHWC and 5-D NCDHW layouts and
+    cubic on 2-D and 4-D NCHW/NHWC ones: refuse what it would reject at run time."""
+    if mode == "nearest" or rank == 1 or not moving:
+        return
+    ok = {4: ({2, 3}, {1, 2})}
+    ok.update({2: (set(range(2)),), 3: (set(range(3)),), 5: ({2, 3, 4},)} if mode != "cubic" else {2: ({0, 1},)})
+    if not any(set(moving) <= allowed for allowed in ok.get(rank, ())):
+        raise UnsupportedLayer(layer, f"{mode} interpolation of axes {moving} of a rank-{rank} tensor is not "
+                                      "supported (onnxruntime's Resize interpolates 2-D, NCHW/NHWC"
+                                      + (" and 3-D, NCDHW" if mode != "cubic" else "") + " layouts)")
+
+
+def _full_sizes(g, data, padded, axes, sizes) -> str:
+    """The sizes of every dim: ``sizes`` on ``axes``, the (padded) input's dims elsewhere."""
+    full = list(padded)
+    for axis, s in zip(axes, sizes):
+        full[axis] = s
+    if all(d is not None for d in full):
+        return i64(g, full, "sizes")
+    mask = np.zeros(len(full), bool)
+    mask[axes] = True
+    known = [0 if d is None else d for d in full]
+    return g.Where(g.const(mask, np.bool_, "mask"), i64(g, known, "sizes"), g.Shape(data))
+
+
+@lowers("Interpolate", "opset4")
+def interpolate4(ctx, layer, inputs):
+    """Interpolate-4 (data, sizes, scales, axes?) -> Pad (pads), Resize (Cast around f16)."""
+    x, sizes, scales = inputs[:3]
+    axes = inputs[3] if len(inputs) > 3 else None
+    use_scales = layer.attrs["shape_calculation_mode"] == "scales"
+    return _interpolate(ctx, layer, x, sizes, scales, axes, use_scales)
+
+
+@lowers("Interpolate", "opset11")
+def interpolate11(ctx, layer, inputs):
+    """Interpolate-11 (data, scales_or_sizes, axes?) -> Pad (pads), Resize (Cast around f16)."""
+    x, target = inputs[:2]
+    axes = inputs[2] if len(inputs) > 2 else None
+    use_scales = layer.attrs["shape_calculation_mode"] == "scales"
+    return _interpolate(ctx, layer, x, target, target, axes, use_scales)

@@ -1,0 +1,50 @@
+"""TopK-11 with a constant k: values and indices along one axis.
+
+mode max/min -> TopK(largest=1/0, sorted=1); sort=index re-sorts the k picked elements by their
+index (TopK of the indices, smallest first, then GatherElements of the values); sort=none keeps
+the value order. onnxruntime breaks ties by the smaller index, which is OpenVINO's stable order.
+Indices are int64 in ONNX: Cast to i32 for index_element_type=i32; f16 data goes through f32.
+"""
+from __future__ import annotations
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+from .shape_ops import const_ints, normalize_axis
+
+TYPES = ("f32", "f64", "i32", "i64", "f16")
+
+
+@lowers("TopK", "opset11")
+def topk11(ctx, layer, inputs):
+    """TopK-11 (data, k) -> TopK (sort=index: TopK, GatherElements; Cast for i32 indices)."""
+    x, k_v = inputs
+    name = x.etype.name if x.etype else "?"
+    if name not in TYPES:
+        raise UnsupportedLayer(layer, f"TopK on {name} is not supported ({', '.join(TYPES)})")
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "TopK needs data of known rank")
+    if x.rank == 0:
+        raise InvalidLayer(layer, "TopK needs data of rank >= 1")
+    axis = normalize_axis(layer, int(layer.attrs["axis"]), x.rank)
+    ks = const_ints(layer, k_v, "k")
+    if len(ks) != 1 or ks[0] < 0:
+        raise InvalidLayer(layer, f"k must be one non-negative value, got {ks}")
+    k, dim = ks[0], x.shape[axis]
+    if dim is not None and k > dim:
+        raise InvalidLayer(layer, f"k={k} exceeds dim {axis} of size {dim}")
+    index_type = getattr(layer.attrs["index_element_type"], "name", layer.attrs["index_element_type"])
+    if index_type not in ("i32", "i64"):
+        raise InvalidLayer(layer, f"index_element_type must be i32 or i64, got {index_type}")
+    g = ctx.b
+    data = g.Cast(x, to=1) if name == "f16" else x
+    values, indices = g.TopK(data, i64(g, [k], "k"), axis=axis, largest=int(layer.attrs["mode"] == "max"),
+                             sorted=1, _outputs=2)
+    if layer.attrs["sort"] == "index":
+        indices, order = g.TopK(indices, i64(g, [k], "k"), axis=axis, largest=0, sorted=1, _outputs=2)
+        values = g.GatherElements(values, order, axis=axis)
+    if name == "f16":
+        values = g.Cast(values, to=x.etype.onnx)
+    if index_type == "i32":
+        indices = g.Cast(indices, to=6)
+    return [values, indices]

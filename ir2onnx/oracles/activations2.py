@@ -1,0 +1,68 @@
+"""Oracles of PReLU-1, Elu-1, SoftPlus-4, Mish-4 and LogSoftmax-5 from the specs' formulas,
+element by element in float64, rounded once to the input type."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..errors import InvalidLayer
+from .activations import _elementwise, _float
+from .eltwise import _pick
+from .registry import oracle
+
+
+def _softplus(v: float) -> float:
+    return v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
+
+
+@oracle("PReLU", "opset1")
+def prelu(layer, inputs):
+    x, slope = inputs
+    v, s = _float(layer, x), slope.astype(np.float64)
+    channel = 1 if x.ndim > 1 else 0
+    per_channel = slope.ndim == 1 and x.ndim >= 1 and x.shape[channel] == slope.shape[0]
+    if not per_channel:
+        if slope.ndim > x.ndim or any(a != b and a != 1 for a, b in zip(reversed(slope.shape), reversed(x.shape))):
+            raise InvalidLayer(layer, f"slope {slope.shape} does not broadcast to data {x.shape}")
+    out = np.empty(x.shape, np.float64)
+    for pos in itertools.product(*[range(d) for d in x.shape]):
+        k = s[pos[channel]] if per_channel else _pick(s, pos)
+        out[pos] = v[pos] * k if v[pos] < 0 else v[pos]
+    return [out.astype(x.dtype)]
+
+
+@oracle("Elu", "opset1")
+def elu(layer, inputs):
+    alpha = float(layer.attrs["alpha"])
+    return _elementwise(layer, inputs[0], lambda v: v if v > 0 else alpha * math.expm1(v))
+
+
+@oracle("SoftPlus", "opset4")
+def softplus(layer, inputs):
+    return _elementwise(layer, inputs[0], _softplus)
+
+
+@oracle("Mish", "opset4")
+def mish(layer, inputs):
+    return _elementwise(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
+
+
+@oracle("LogSoftmax", "opset5")
+def log_softmax(layer, inputs):
+    x = inputs[0]
+    v = _float(layer, x)
+    axis = int(layer.attrs["axis"])
+    if not -x.ndim <= axis < x.ndim:
+        raise InvalidLayer(layer, f"axis {axis} out of range for rank {x.ndim}")
+    axis %= x.ndim
+    out = np.empty(v.shape, np.float64)
+    others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
+    for pos in itertools.product(*others):
+        idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
+        top = max(v[i] for i in idx)
+        log_total = math.log(sum(math.exp(v[i] - top) for i in idx))
+        for i in idx:
+            out[i] = v[i] - top - log_total
+    return [out.astype(x.dtype)]

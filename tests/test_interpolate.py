@@ -1,0 +1,205 @@
+"""Interpolate-4/-11 on OpenVINO-written IR against the spec oracle and the OpenVINO runtime:
+nearest bit for bit; linear, linear_onnx and cubic within f32 rtol 1e-5, atol 1e-5."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset11 as o11
+import openvino.opset15 as ops
+import pytest
+from openvino.utils.node_factory import NodeFactory
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import InvalidLayer, UnsupportedLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+def _i64(v):
+    return ops.constant(np.array(v, np.int64))
+
+
+def _f32(v):
+    return ops.constant(np.array(v, np.float32))
+
+
+def interp4(x, sizes, scales, axes, mode, calc="sizes", **attrs):
+    a = dict(mode=mode, shape_calculation_mode=calc, coordinate_transformation_mode="half_pixel",
+             nearest_mode="round_prefer_floor", antialias=False, pads_begin=[0], pads_end=[0], cube_coeff=-0.75)
+    a.update(attrs)
+    ins = [x, _i64(sizes), _f32(scales)] + ([_i64(axes)] if axes is not None else [])
+    return NodeFactory("opset4").create("Interpolate", [n.output(0) for n in ins], a)
+
+
+def interp11(x, target, axes, mode, calc="scales", **kw):
+    t = _f32(target) if calc == "scales" else _i64(target)
+    return o11.interpolate(x, t, mode, calc, axes=None if axes is None else _i64(axes), **kw)
+
+
+def _check(xml, x, exact, opsets=(17, 18)):
+    feeds = {"x": x}
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    ov_out = run_openvino(xml, feeds)[0]
+    for opset in opsets:
+        got = run_onnx(xml, feeds, opset=opset)[0]
+        if exact:
+            assert_bitexact(got, want, f"oracle opset {opset}")
+            assert_bitexact(got, ov_out, f"openvino opset {opset}")
+        else:
+            np.testing.assert_allclose(got, want, **TOL)
+            np.testing.assert_allclose(got, ov_out, **TOL)
+    return want
+
+
+def _data(shape, dtype=np.float32):
+    rng = np.random.default_rng(13)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
+CTMS = ["half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners"]
+
+
+@pytest.mark.parametrize("ctm", CTMS)
+@pytest.mark.parametrize("rounding", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+@pytest.mark.parametrize("sizes", [[7, 9], [2, 3]])
+def test_nearest_sizes(tmp_path, ctm, rounding, sizes):
+    x = ov_parameter([1, 2, 4, 5], np.float32, "x")
+    y = interp4(x, sizes, [1, 1], [2, 3], "nearest", coordinate_transformation_mode=ctm, nearest_mode=rounding)
+    xml = ov_save(tmp_path / "m.xml", y, [x])
+    _check(xml, _data((1, 2, 4, 5)), exact=True)
+
+
+@pytest.mark.parametrize("mode", ["linear", "linear_onnx", "cubic"])
+@pytest.mark.parametrize("ctm", CTMS)
+@pytest.mark.parametrize("scales", [[2.0, 2.0], [0.5, 0.75], [1.5, 2.5]])
+def test_smooth_modes_scales(tmp_path, mode, ctm, scales):
+    x = ov_parameter([1, 2, 4, 6], np.float32, "x")
+    y = interp11(x, scales, [2, 3], mode, coordinate_transformation_mode=ctm)
+    xml = ov_save(tmp_path / "m.xml", y, [x])
+    _check(xml, _data((1, 2, 4, 6)), exact=False)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "cubic"])
+def test_interpolate4_scales_pads_and_default_axes(tmp_path, mode):
+    x = ov_parameter([1, 1, 3, 4], np.float32, "x")
+    y = interp4(x, [1, 1, 1, 1], [1.0, 1.0, 2.0, 1.5], None, mode, "scales", pads_begin=[0, 0, 1, 0],
+                pads_end=[0, 0, 0, 2], cube_coeff=-0.5)
+    xml = ov_save(tmp_path / "m.xml", y, [x])
+    out = _check(xml, _data((1, 1, 3, 4)), exact=mode == "nearest")
+    assert out.shape == (1, 1, 8, 9)
+
+
+def test_upsample_x2_dynamic_spatial(tmp_path):
+    """YOLO-style nearest x2 upsample on a dynamic-size input (integer scales are exact)."""
+    x = ov_parameter([1, 3, None, None], np.float32, "x")
+    y = interp11(x, [2.0, 2.0], [2, 3], "nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    xml = ov_save(tmp_path / "m.xml", y, [x])
+    data = _data((1, 3, 3, 5))
+    got = _check(xml, data, exact=True)
+    assert_bitexact(got, data.repeat(2, axis=2).repeat(2, axis=3))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float16])
+def test_nearest_types(tmp_path, dtype):
+    x = ov_parameter([2, 5], dtype, "x")
+    y = interp11(x, [3, 8], [0, 1], "nearest", "sizes")
+    xml = ov_save(tmp_path / "m.xml", y, [x])
+    _check(xml, _data((2, 5), dtype), exact=True)
+
+
+def test_linear_f16(tmp_path):
+    x = ov_parameter([1, 1, 3, 3], np.float16, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [5, 4], [2, 3], "linear_onnx", "sizes"), [x])
+    data = _data((1, 1, 3, 3), np.float16)
+    got = run_onnx(xml, {"x": data})[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values()))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(got, run_openvino(xml, {"x": data})[0], rtol=2e-3, atol=2e-3)
+
+
+def test_sizes_with_dynamic_batch_opset17(tmp_path):
+    x = ov_parameter([None, 2, 3, 3], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [6, 5], [2, 3], "linear", "sizes"), [x])
+    _check(xml, _data((2, 2, 3, 3)), exact=False)
+
+
+def test_linear_onnx_matches_numpy_example(tmp_path):
+    """align_corners 1-D [0, 3] -> 4 points is [0, 1, 2, 3]."""
+    x = ov_parameter([2], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [4], None, "linear_onnx", "sizes",
+                                               coordinate_transformation_mode="align_corners"), [x])
+    got = _check(xml, np.array([0, 3], np.float32), exact=False)
+    np.testing.assert_allclose(got, [0, 1, 2, 3], atol=1e-6)
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(antialias=True), "antialias"),
+    (dict(coordinate_transformation_mode="tf_half_pixel_for_nn"), "tf_half_pixel_for_nn"),
+    (dict(nearest_mode="simple"), "simple"),
+])
+def test_refused_attributes(tmp_path, kw, match):
+    x = ov_parameter([1, 1, 4, 4], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0, 2.0], [2, 3], "nearest", **kw), [x])
+    with pytest.raises(UnsupportedLayer, match=match):
+        convert(xml)
+
+
+def test_pillow_refused(tmp_path):
+    x = ov_parameter([1, 1, 4, 4], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0, 2.0], [2, 3], "bilinear_pillow"), [x])
+    with pytest.raises(UnsupportedLayer, match="bilinear_pillow"):
+        convert(xml)
+
+
+def test_scale_whose_size_differs_is_refused(tmp_path):
+    """OpenVINO: trunc(7 * (4.428571 + 1e-6)) = 31, ONNX: trunc(7 * 4.428571) = 30."""
+    x = ov_parameter([1, 7], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [31 / 7], [1], "nearest"), [x])
+    assert ir2onnx.load_ir(xml).order[-2].outputs[0].shape == (1, 31)
+    with pytest.raises(UnsupportedLayer, match="OpenVINO makes 31 elements, ONNX Resize 30"):
+        convert(xml)
+    assert next(iter(evaluate(ir2onnx.load_ir(xml), {"x": _data((1, 7))}).values())).shape == (1, 31)
+
+
+def test_fractional_scale_on_dynamic_dim_is_refused(tmp_path):
+    x = ov_parameter([1, None], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [1.5], [1], "nearest"), [x])
+    with pytest.raises(UnsupportedLayer, match="dynamic axis 1"):
+        convert(xml)
+
+
+def test_cubic_on_rank3_is_refused(tmp_path):
+    x = ov_parameter([2, 3, 4], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0], [1], "cubic"), [x])
+    with pytest.raises(UnsupportedLayer, match="cubic interpolation of axes"):
+        convert(xml)
+
+
+def test_cubic_1d(tmp_path):
+    x = ov_parameter([5], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [9], None, "cubic", "sizes"), [x])
+    _check(xml, _data((5,)), exact=False)
+
+
+def test_repeated_axes_are_invalid(tmp_path):
+    w = IRWriter()
+    x = w.parameter([1, 1, 4, 4], "f32", "x")
+    attrs = dict(mode="nearest", shape_calculation_mode="sizes")
+    y = w.layer("Interpolate", "opset11", [x, w.const(np.array([8, 8])), w.const(np.array([2, 2]))], attrs,
+                [("f32", [1, 1, 8, 4])], name="interp")[0]
+    w.result(y)
+    with pytest.raises(InvalidLayer, match="interp.*distinct"):
+        convert(w.save(tmp_path / "bad.xml"))
+
+
+def test_f64_refused(tmp_path):
+    """onnxruntime's Resize has no f64 kernel and a round trip through f32 would lose bits."""
+    x = ov_parameter([1, 4], np.float64, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0], [1], "nearest"), [x])
+    with pytest.raises(UnsupportedLayer, match="nearest interpolation of f64"):
+        convert(xml)

@@ -105,3 +105,17 @@ def test_invalid(tmp_path, version, mode, target, extra, match):
     w.result(w.layer("Broadcast", version, ins, {"mode": mode}, [("f32", target)], name="bc")[0])
     with pytest.raises(InvalidLayer, match=f"bc.*{match}"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+SIGNALLING_F16 = np.array([0x7C01, 0x7D00, 0xFC05, 0x7C10, 0xFD55, 0x7E01], np.uint16).view(np.float16)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tile_f16_keeps_signalling_nans(tmp_path, dynamic):
+    """onnxruntime's f16 Tile quiets signalling NaNs: the f16 lowering is Reshape, Expand, Reshape."""
+    x = SIGNALLING_F16.reshape(2, 3)
+    p = ov_parameter([None, 3] if dynamic else [2, 3], np.float16, "x")
+    xml = ov_save(tmp_path / "t.xml", ops.tile(p, ops.constant(np.array([2, 1, 3], np.int64))), [p])
+    (y,) = run_onnx(xml, [x])
+    assert_bitexact(y, np.tile(x, (2, 1, 3)))
+    assert "Tile" not in [n.op_type for n in convert(xml).graph.node]

@@ -113,3 +113,20 @@ def test_invalid(tmp_path, op, inputs, match):
     w.result(w.layer(op, "opset1", refs, {"auto_broadcast": "numpy"}, [(out_et, [3])], name="bad")[0])
     with pytest.raises(InvalidLayer, match=f"bad.*{match}"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3), (2, 3)), ((3,), (2, 1), (1, 3)), ((None, 3), (None, 1), (3,))])
+def test_select_f16_keeps_signalling_nans(tmp_path, shapes):
+    """onnxruntime's f16 Where quiets signalling NaNs: f16 Select picks with GatherElements."""
+    rng = np.random.default_rng(0)
+    static = [tuple(2 if d is None else d for d in s) for s in shapes]
+    snan = np.array([0x7C01, 0x7D00, 0xFC05, 0x7C10, 0xFD55, 0x7E01], np.uint16)
+    c = rng.random(static[0]) < 0.5
+    a = np.resize(snan, static[1]).view(np.float16)
+    b = np.resize(snan[::-1].copy(), static[2]).view(np.float16)
+    params = [ov_parameter(shapes[0], np.bool_, "c"), ov_parameter(shapes[1], np.float16, "a"),
+              ov_parameter(shapes[2], np.float16, "b")]
+    xml = ov_save(tmp_path / "s.xml", ops.select(*params), params)
+    (y,) = run_onnx(xml, [c, a, b])
+    assert_bitexact(y, np.where(c, a, b))
+    assert "Where" not in [n.op_type for n in convert(xml).graph.node]

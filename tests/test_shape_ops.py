@@ -241,3 +241,22 @@ def test_scalar_batch_through_reshape_and_unsqueeze(tmp_path):
     for n in (1, 3):
         assert check_everywhere(xml, {"x": _data((n, 2, 3))})[0].shape == (n, 6)
         assert check_everywhere(xml_b, {"x": _data((n, 2, 3))})[0].shape == (1, 1, 6 * n)
+
+
+@pytest.mark.parametrize("axis,negative", [(0, False), (1, True)])
+def test_gather_f16_out_of_range_keeps_signalling_nans(tmp_path, axis, negative):
+    """Run-time indices are masked to zeros without a Where on the data (onnxruntime's f16
+    Where quiets signalling NaNs): out-of-range indices pick an appended zero slab."""
+    snan = np.array([0x7C01, 0x7D00, 0xFC05, 0x7C10, 0xFD55, 0x7E01], np.uint16)
+    data = snan.view(np.float16).reshape(2, 3)
+    size = data.shape[axis]
+    idx = np.array([0, -1, size, -size - 1, size - 1], np.int64) if negative else np.array([1, 0, 5, 1], np.int64)
+    pd, pi = ov_parameter([2, 3], np.float16, "d"), ov_parameter([len(idx)], np.int64, "i")
+    node = ops.gather(pd, pi, ops.constant(np.int64(axis)))
+    xml = ov_save(tmp_path / "g.xml", node, [pd, pi])
+    (y,) = run_onnx(xml, [data, idx])
+    expected = np.zeros(tuple(len(idx) if a == axis else d for a, d in enumerate(data.shape)), np.float16)
+    for k, i in enumerate(idx):
+        if -size <= i < size:
+            np.moveaxis(expected, axis, 0)[k] = np.take(data, i, axis=axis)
+    assert_bitexact(y, expected)

@@ -17,14 +17,15 @@ from typing import Iterable, Union
 from onnx import TensorProto, helper
 
 from ..ir.element_types import ElementType
+from ..lowering import exact
 from ..lowering.builder import Builder, Value
 from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
 
 Dim = Union[int, tuple]
 
 # Element types whose onnxruntime CPU Pad kernel exists and moves bits unchanged; others pad with
-# Concat (f16: its Pad kernel quiets signalling NaNs, measured with onnxruntime 1.31).
-PAD_TYPES = {"f32", "f64", "i8", "u8", "i32", "i64", "u32", "u64", "boolean"}
+# Concat (f16's kernel exists but quiets signalling NaNs: see ir2onnx/lowering/exact.py).
+PAD_TYPES = {"f32", "f64", "f16", "i8", "u8", "i32", "i64", "u32", "u64", "boolean"} - exact.QUIETING
 
 
 class Dims:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering import exact
+from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
 from .shape_ops import const_ints, foldable
@@ -98,7 +100,8 @@ def broadcast_3(ctx, layer, inputs):
 @lowers("Tile", "opset1")
 def tile(ctx, layer, inputs):
     """Tile-1 -> Tile (repeats padded with leading 1s to the data rank; data Unsqueezed when
-    repeats are longer; run-time repeats: Concat of 1s, Cast)."""
+    repeats are longer; run-time repeats: Concat of 1s, Cast). f16: Reshape, Expand, Reshape
+    (onnxruntime's f16 Tile quiets signalling NaNs)."""
     data, reps_v = inputs
     if data.shape is None or reps_v.shape is None or len(reps_v.shape) != 1 or reps_v.shape[0] is None:
         raise UnsupportedLayer(layer, "data of unknown rank or repeats of unknown length are not supported")
@@ -116,8 +119,16 @@ def tile(ctx, layer, inputs):
             return [np.tile(np.asarray(data.value()), reps)]
         if all(r == 1 for r in reps) and n <= rank:
             return [data]
-        return [g.Tile(x, i64(g, reps, "repeats"))]
+        return [_tile(g, x, data, i64(g, reps, "repeats"), max(n, rank))]
     reps = as_int64(g, reps_v)
     if n < rank:
         reps = g.Concat(i64(g, [1] * (rank - n)), reps, axis=0)
-    return [g.Tile(x, reps)]
+    return [_tile(g, x, data, reps, max(n, rank))]
+
+
+def _tile(g, x, data: Value, reps: str, rank: int) -> str:
+    if data.etype.name not in exact.QUIETING:
+        return g.Tile(x, reps)
+    if not isinstance(x, Value):  # data was Unsqueezed to the repeats' length
+        x = Value(g, data.etype, (1,) * (rank - len(data.shape)) + tuple(data.shape), name=x)
+    return exact.tile(g, x, reps)

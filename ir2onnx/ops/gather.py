@@ -5,8 +5,10 @@ Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape_
 from __future__ import annotations
 
 import numpy as np
+from onnx import helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering import exact
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
@@ -60,7 +62,12 @@ def _masked_gather(ctx, data: Value, indices: Value, axis: int, rank: int, negat
     s = i64(g, size) if size is not None else g.Squeeze(dims_of(g, data, axis, axis + 1), i64(g, [0]))
     low = g.Neg(s) if negative else i64(g, 0)
     valid = g.And(g.GreaterOrEqual(idx, low), g.Less(idx, s))
-    safe = g.Where(valid, idx, i64(g, 0))
+    # f16: no Where on the data (onnxruntime's f16 Where quiets signalling NaNs): a zero slab is
+    # appended along the axis and out-of-range indices pick it
+    by_index = data.etype.name in exact.QUIETING
+    if by_index and negative:  # the slab sits at index `size`: count negative indices from there
+        idx = g.Where(g.Less(idx, i64(g, 0)), g.Add(idx, s), idx)
+    safe = g.Where(valid, idx, s if by_index else i64(g, 0))
     b, perm_back = batch_dims, None
     if b and axis != b:
         free = len(indices.shape) - b
@@ -69,15 +76,22 @@ def _masked_gather(ctx, data: Value, indices: Value, axis: int, rank: int, negat
         data = Value(g, data.etype, None, name=g.Transpose(
             data, perm=list(range(b)) + [axis] + list(range(b, axis)) + list(range(axis + 1, rank))))
         axis = b
+    if by_index:
+        slab = g.Concat(dims_of(g, data, 0, axis), i64(g, [1]), dims_of(g, data, axis + 1), axis=0)
+        zeros = g.ConstantOfShape(slab, value=helper.make_tensor("value", data.etype.onnx, [1], [0]))
+        data = Value(g, data.etype, None, name=g.Concat(data, zeros, axis=axis))
     if b:
         picked = g.GatherND(data, g.Unsqueeze(safe, i64(g, [-1])), batch_dims=b)
     else:
         picked = g.Gather(data, safe, axis=axis)
     trailing = rank - axis - 1
-    if trailing:
-        valid = g.Unsqueeze(valid, i64(g, list(range(-trailing, 0))))
-    zero = g.const(np.zeros((), data.etype.numpy), data.etype.numpy, "zero")
-    out = g.Where(valid, picked, zero)
+    if by_index:
+        out = picked
+    else:
+        if trailing:
+            valid = g.Unsqueeze(valid, i64(g, list(range(-trailing, 0))))
+        zero = g.const(np.zeros((), data.etype.numpy), data.etype.numpy, "zero")
+        out = g.Where(valid, picked, zero)
     if perm_back is not None:
         out = g.Transpose(out, perm=perm_back)
     return Value(g, data.etype, out_shape, name=out)

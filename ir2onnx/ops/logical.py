@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering import exact
 from ..lowering.registry import lowers
 from .comparison import check_broadcast, same_etype
 from .shape_ops import foldable
@@ -60,7 +61,8 @@ def logical_xor(ctx, layer, inputs):
 
 @lowers("Select", "opset1")
 def select(ctx, layer, inputs):
-    """Select-1 -> Where (i16/u16/u64: Cast, Where, Cast; boolean: And, Not, And, Or)."""
+    """Select-1 -> Where (i16/u16/u64: Cast, Where, Cast; boolean: And, Not, And, Or; f16:
+    Expand, Concat, GatherElements, since onnxruntime's f16 Where quiets signalling NaNs)."""
     cond, then, other = inputs
     _booleans(layer, cond)
     same_etype(layer, then, other)
@@ -74,6 +76,10 @@ def select(ctx, layer, inputs):
     if et.name in _WIDER:
         wide = _WIDER[et.name]
         return [g.Cast(g.Where(cond, g.Cast(then, to=wide), g.Cast(other, to=wide)), to=et.onnx)]
+    if et.name in exact.QUIETING:
+        if any(v.shape is None for v in (cond, then, other)):
+            raise UnsupportedLayer(layer, f"Select on {et.name} operands of unknown rank is not supported")
+        return [exact.select(g, cond, then, other)]
     if et.name not in _WHERE_TYPES:
         raise UnsupportedLayer(layer, f"Select on element type {et.name} is not supported")
     return [g.Where(cond, then, other)]

@@ -106,7 +106,7 @@ def compare(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.ndarray,
         if a.dtype == np.bool_:
             diff = (a != b).astype(np.float64)
         else:  # exact integer difference, reported as a float
-            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+            diff = np.array(np.abs(a.astype(np.float64) - b.astype(np.float64)))  # 0-d stays an array
             diff[a != b] = np.maximum(diff[a != b], 1.0)
         bad = a != b
         denom = np.maximum(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))

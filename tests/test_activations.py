@@ -141,3 +141,16 @@ def test_constant_input_is_folded(tmp_path):
     assert [n.op_type for n in convert(path).graph.node] == ["Mul", "Identity"]
     data = np.ones(SHAPE, np.float32)
     assert_bitexact(run_onnx(path, {"x": data})[0], np.broadcast_to(np.float32([2, 3, 4, 5]), SHAPE).copy())
+
+
+@pytest.mark.parametrize("make", [lambda x: ops.softmax(x, -1), lambda x: ops.log_softmax(x, 2)])
+def test_softmax_over_an_empty_axis(tmp_path, make):
+    """Regression (fuzzing): SoftMax/LogSoftmax over a size-0 axis (a dynamic dim run at 0) made the
+    oracle fail (max of nothing); the same converted model runs at sizes 4 and 0."""
+    xml = _save(tmp_path, make, shape=[2, 3, -1])
+    for n in (4, 0):
+        x = np.random.default_rng(n).standard_normal((2, 3, n)).astype(np.float32)
+        got = run_onnx(xml, {"x": x})[0]
+        want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values()))
+        assert got.shape == want.shape == (2, 3, n)
+        np.testing.assert_allclose(got, want, **TOLS[np.float32])

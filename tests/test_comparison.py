@@ -130,3 +130,16 @@ def test_select_f16_keeps_signalling_nans(tmp_path, shapes):
     (y,) = run_onnx(xml, [c, a, b])
     assert_bitexact(y, np.where(c, a, b))
     assert "Where" not in [n.op_type for n in convert(xml).graph.node]
+
+
+def test_scalar_constant_folds_to_a_numpy_scalar(tmp_path):
+    """Regression (fuzzing): LogicalNot of a 0-d constant folds to a numpy scalar (np.bool_, not
+    an ndarray); the converter crashed with a TypeError at the Result (exit 3). Any fold that
+    returns a numpy scalar is now taken as a 0-d constant."""
+    x = ov_parameter([2], np.bool_, "x")
+    y = ops.logical_and(x, ops.logical_not(ops.constant(np.array(True))))
+    z = ops.logical_not(ops.constant(np.array(False)))
+    xml = ov_save(tmp_path / "m.xml", [y, z], [x])
+    got = _all_three(xml, {"x": np.array([True, False])})
+    assert_bitexact(got[0], np.array([False, False]))
+    assert_bitexact(got[1], np.array(True))

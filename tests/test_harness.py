@@ -351,3 +351,13 @@ def test_check_passes_on_every_sample():
             np.testing.assert_allclose(result.backend("oracle").outputs[name], want, rtol=1e-5, atol=1e-6,
                                        err_msg=f"{xml}: {name}")
     assert with_openvino >= len(samples) // 2
+
+
+def test_scalar_integer_outputs_compare(tmp_path):
+    """Regression (fuzzing): comparing 0-d integer outputs crashed check with a TypeError
+    (numpy turned the 0-d difference into a scalar); now they pass, or fail with a count."""
+    xml = _convert_model(tmp_path, shape=())
+    result = ir2onnx.check(xml, inputs={"x": np.array(2.5, np.float32)})
+    assert result.ok and result.compared == 3
+    c = compare("y", "a", np.array(3, np.int32), "b", np.array(5, np.int32), None, None, False)
+    assert not c.passed and c.mismatches == 1 and c.max_abs == 2.0

@@ -203,3 +203,27 @@ def test_f64_refused(tmp_path):
     xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0], [1], "nearest"), [x])
     with pytest.raises(UnsupportedLayer, match="nearest interpolation of f64"):
         convert(xml)
+
+
+@pytest.mark.parametrize("mode", ["linear_onnx", "cubic"])
+def test_1d_by_scales_before_opset18(tmp_path, mode):
+    """Regression (fuzzing): a rank-1 input resized by scales (linear/cubic go through an
+    Unsqueeze to 2-D) crashed with an IndexError below ONNX opset 18 (scales sized for rank 1)."""
+    x = ov_parameter([3], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, [2.0], None, mode, "scales",
+                                               coordinate_transformation_mode="asymmetric"), [x])
+    _check(xml, _data((3,)), exact=False, opsets=(14, 17, 18))
+
+
+@pytest.mark.parametrize("target,calc,ok", [([0.75], "scales", False), ([3], "sizes", False),
+                                            ([1.5], "scales", True), ([6], "sizes", True)])
+def test_cubic_nhwc_downscaling_is_refused(tmp_path, target, calc, ok):
+    """Regression (fuzzing): cubic on axis 1 of a 4-D tensor (NHWC) converted, but onnxruntime
+    refuses to load a Resize that shrinks there (it upsamples NHWC only); now UnsupportedLayer."""
+    x = ov_parameter([1, 4, 6, 3], np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", interp11(x, target, [1], "cubic", calc), [x])
+    if ok:
+        _check(xml, _data((1, 4, 6, 3)), exact=False)
+    else:
+        with pytest.raises(UnsupportedLayer, match="NHWC only upsampling"):
+            convert(xml)

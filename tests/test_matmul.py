@@ -124,3 +124,22 @@ def test_transpose_bad_order(tmp_path, order):
     w.result(w.layer("Transpose", "opset1", [x, o], None, [("f32", None)])[0])
     with pytest.raises(InvalidLayer, match="not a permutation"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("a_shape", [(3, 2), (2, 3, 2), (1, 2, 3, 4)])
+@pytest.mark.parametrize("b_const", [True, False])
+def test_transposed_a_times_vector(tmp_path, a_shape, b_const):
+    """Regression (fuzzing): transpose_a with a 1-D B. onnxruntime fuses Transpose -> MatMul with a
+    1-D B into a FusedMatMul that computes a wrong product; B now goes in as [K, 1]."""
+    rng = np.random.default_rng(3)
+    k = a_shape[-2]
+    a = _param(a_shape, np.float32, "a")
+    bv = rng.standard_normal(k).astype(np.float32)
+    b = ops.constant(bv) if b_const else _param([k], np.float32, "b")
+    xml = _save(tmp_path, ops.matmul(a, b, True, False), [a] + ([] if b_const else [b]))
+    av = rng.standard_normal(a_shape).astype(np.float32)
+    feeds = {"a": av} if b_const else {"a": av, "b": bv}
+    ref = np.matmul(np.swapaxes(av, -1, -2), bv)
+    for got in _all(xml, feeds):
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, **TOL)

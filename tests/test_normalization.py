@@ -94,3 +94,27 @@ def test_invalid_axes(tmp_path, axes, match):
                      [("f32", [2, 3, 4])], name="ln")[0])
     with pytest.raises(InvalidLayer, match=f"ln.*{match}"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+def test_empty_batch_through_dynamic_dim(tmp_path):
+    """Regression (fuzzing): a dynamic batch run at size 0 with the batch among the axes made the
+    oracle divide by a zero element count; the same converted model runs at sizes 2 and 0."""
+    xml = _mvn_ir(tmp_path, [0, 2], shape=(-1, 3, 4))
+    for n in (2, 0):
+        x = np.random.default_rng(n).standard_normal((n, 3, 4)).astype(np.float32)
+        got = run_onnx(xml, {"x": x})[0]
+        assert got.shape == (n, 3, 4)
+        want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values()))
+        np.testing.assert_allclose(got, want, **TOL[np.float32])
+    assert ir2onnx.check(xml, inputs={"x": x}, openvino=False).ok
+
+
+@pytest.mark.parametrize("axes", [[-1], [0, 1]])
+def test_empty_static_dim(tmp_path, axes):
+    """Regression (fuzzing): MVN over a static size-0 axis became LayerNormalization with a
+    0-element scale initializer, which onnxruntime reports as a missing input at run time."""
+    xml = _mvn_ir(tmp_path, axes, shape=(2, 0))
+    x = np.zeros((2, 0), np.float32)
+    for opset in (14, 17, 18):
+        assert run_onnx(xml, {"x": x}, opset=opset)[0].shape == (2, 0)
+    assert next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())).shape == (2, 0)

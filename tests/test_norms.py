@@ -84,3 +84,15 @@ def test_reduce_l2_axis_out_of_range(tmp_path):
                      [("f32", [2])], name="rl2")[0])
     with pytest.raises(InvalidLayer, match="rl2.*out of range"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("shape,axes", [((2, 3), []), ((), [])])
+@pytest.mark.parametrize("op", ["ReduceL1", "ReduceL2"])
+def test_reduce_over_no_axis_is_abs(tmp_path, op, shape, axes):
+    """Regression (fuzzing): an empty axes list (or a scalar input) reduces every element on its
+    own, so ReduceL1/L2 give |x|; the shared reduction lowering returned x unchanged."""
+    x = ov_parameter(list(shape), np.float32, "x")
+    fn = ops.reduce_l1 if op == "ReduceL1" else ops.reduce_l2
+    xml = ov_save(tmp_path / "m.xml", fn(x, ops.constant(np.array(axes, np.int64)), True), [x])
+    data = _x(shape)
+    _check(xml, data, np.float32, np.abs(data))

@@ -99,3 +99,23 @@ def test_axis_out_of_range(tmp_path):
                      [("f32", [2])], name="rmax")[0])
     with pytest.raises(InvalidLayer, match="rmax.*out of range"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("opset", [14, 18])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+@pytest.mark.parametrize("shape,axes,keep", [((5, 3), [0], False), ((2, 7, 3), [0, -1], True), ((4, 0), [1], True)])
+def test_integer_product_wraps(tmp_path, dtype, shape, axes, keep, opset):
+    """Regression (fuzzing): onnxruntime's integer ReduceProd saturates on overflow (i32
+    2^20 * 2^20 -> 2^31-1); the spec, numpy and OpenVINO wrap. The lowering now multiplies by
+    halving each reduced axis (Slice, Mul). OpenVINO is compared on i32 only: it computes i64 in
+    32 bits and saturates u8 (README, Where OpenVINO's runtime differs from the spec)."""
+    x = ov_parameter(list(shape), dtype, "x")
+    xml = ov_save(tmp_path / "r.xml", ops.reduce_prod(x, ops.constant(np.array(axes, np.int64)), keep), [x])
+    rng = np.random.default_rng(2)
+    data = rng.integers(1, 2**12 if dtype != np.uint8 else 255, shape).astype(dtype)
+    want = np.prod(data, axis=tuple(a % len(shape) for a in axes), keepdims=keep, dtype=dtype)
+    got = run_onnx(xml, {"x": data}, opset=opset)[0]
+    assert_bitexact(got, want, "onnxruntime vs numpy")
+    assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), want, "oracle vs numpy")
+    if dtype == np.int32:
+        assert_bitexact(run_openvino(xml, {"x": data})[0], want, "OpenVINO vs numpy")

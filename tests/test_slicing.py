@@ -121,3 +121,47 @@ def _writer_ss(tmp_path, begin, end, stride, attrs):
 def test_strided_slice_invalid(tmp_path, begin, end, stride, attrs, match):
     with pytest.raises(InvalidLayer, match=match):
         convert(_writer_ss(tmp_path, begin, end, stride, attrs))
+
+
+@pytest.mark.parametrize("start,stop,step", [
+    ([7], [2**31 - 1], [-2]),   # start and stop past the end: Python and OpenVINO give nothing
+    ([1], [2**31 - 1], [-1]),   # stop past the end: nothing (onnxruntime took [1, 0])
+    ([1], [5], [-1]),
+    ([-6], [2**31 - 1], [-1]),  # start before -dim, stop past the end: nothing
+    ([-6], [-2**31], [-1]),     # start before -dim is clamped to 0 ("silently clamped"): [0]
+    ([3], [-2**31], [-1]),
+])
+def test_slice8_negative_step_out_of_range_bounds(tmp_path, start, stop, step):
+    """Regression (fuzzing): onnxruntime's Slice takes an axis from its start down when a negative
+    step's stop is at or past the dim (OpenVINO and Python: empty). Checked on a static input and on
+    a dynamic one (the guard then runs in the graph) at two sizes of the same model."""
+    c = lambda v: ops.constant(np.array(v, np.int32))  # noqa: E731
+    for shape, feeds in (([4, 2], [(4, 2)]), ([-1, 2], [(4, 2), (2, 2)])):
+        xml = _save(tmp_path / f"m{len(feeds)}.xml", lambda x: ops.slice(x, c(start), c(stop), c(step), c([0])),
+                    shape=shape)
+        for fs in feeds:
+            data = np.arange(np.prod(fs), dtype=np.float32).reshape(fs)
+            d = fs[0]
+            # Python's rule, with OpenVINO's clamping of a start before -dim to 0
+            b = max(start[0] + d, 0) if start[0] < 0 else min(start[0], d - 1)
+            e = stop[0] + d if stop[0] < 0 else stop[0]
+            expected = data[b:(None if e < 0 else e):step[0]] if e < d else data[:0]
+            _check(xml, data, np.ascontiguousarray(expected))
+
+
+def test_strided_slice_negative_stride_end_past_dim(tmp_path):
+    """The same guard through StridedSlice: a[1:2**63-1:-1] on 3 elements is empty."""
+    xml = _save(tmp_path / "m.xml", _ss([1, 0], [2**63 - 1, 0], [-1, 1], em=[0, 1]))
+    _check(xml, DATA, np.ascontiguousarray(DATA[1::-1, :][:0]))
+
+
+@pytest.mark.parametrize("make,expected", [
+    (_ss([2, 1], [0, 3], [1, 1], bm=[1, 0], shrink=[1, 0]), lambda a: a[0, 1:3]),
+    (_ss([1, -3, 2], [3, 3, 0], [1, 3, -1], bm=[0, 0, 1], shrink=[0, 0, 1]), lambda a: a[1:3, -3:3:3, 0]),
+])
+def test_strided_slice_begin_mask_on_a_shrunk_axis(tmp_path, make, expected):
+    """Regression (fuzzing): begin_mask ignores begin also on a shrink_axis entry, which then takes
+    index 0 (the spec's "real beginning"; OpenVINO's shape inference and runtime, whatever the
+    stride). The lowering and the oracle took begin[i]."""
+    xml = _save(tmp_path / "m.xml", make)
+    _check(xml, DATA, np.ascontiguousarray(expected(DATA)))

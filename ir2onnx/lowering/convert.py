@@ -133,7 +133,8 @@ def _warn_if_ort_cannot_load(opset: int) -> None:
 def _as_value(b: Builder, out, port) -> Value:
     if isinstance(out, Value):
         return out
-    if isinstance(out, np.ndarray):
+    if isinstance(out, (np.ndarray, np.generic)):  # a numpy scalar from folding a 0-d input
+        out = np.asarray(out)
         return Value(b, from_numpy(out.dtype), out.shape, const=out)
     return Value(b, port.etype, port.shape, name=out)
 

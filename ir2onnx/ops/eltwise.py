@@ -156,7 +156,9 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
         axes = sorted({ax % rank if rank else 0 for ax in axes})
     elif any(ax < 0 for ax in axes):
         raise UnsupportedLayer(layer, "negative axes need a known input rank")
-    if not axes or rank == 0:  # no reduction: OpenVINO returns the input unchanged
+    if not axes or rank == 0:  # no reduction: each output is the op over its one element
+        if onnx_op in ("ReduceL1", "ReduceL2"):  # |x|, not x
+            return [np.abs(x.value()) if foldable(x) else ctx.b.Abs(x)]
         return [x]
     if foldable(x):
         with np.errstate(over="ignore"):
@@ -166,16 +168,45 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     if x.etype.is_integer and x.etype.name not in ("i32", "i64"):
         # onnxruntime reduces only i32/i64 integers; wrapping arithmetic is exact modulo 2^bits.
         data, back = g.Cast(x, to=_INT64), x.etype.onnx
-    if ctx.opset >= 18 or onnx_op == "ReduceSum":
-        out = g.op(onnx_op, data, i64(g, axes, "axes"), keepdims=int(keep))
+    if onnx_op == "ReduceProd" and x.etype.is_integer:
+        out = _mul_tree(ctx, layer, data, x.shape, axes, keep)
     else:
-        out = g.op(onnx_op, data, axes=axes, keepdims=int(keep))
+        out = _onnx_reduce(ctx, onnx_op, data, axes, keep)
     return [out if back is None else g.Cast(out, to=back)]
+
+
+def _onnx_reduce(ctx, onnx_op: str, data, axes, keep: bool):
+    g = ctx.b
+    if ctx.opset >= 18 or onnx_op == "ReduceSum":
+        return g.op(onnx_op, data, i64(g, axes, "axes"), keepdims=int(keep))
+    return g.op(onnx_op, data, axes=axes, keepdims=int(keep))
+
+
+def _mul_tree(ctx, layer, data, shape, axes, keep: bool):
+    """Integer ReduceProd by halving each reduced axis with Slice and Mul (an odd last element is
+    carried by Concat): onnxruntime's integer ReduceProd saturates on overflow (measured, 1.31: i32
+    2^20 * 2^20 -> 2^31-1) where the spec, numpy and OpenVINO wrap. Reduced dims must be static."""
+    g = ctx.b
+    for a in axes:
+        n = None if shape is None else shape[a]
+        if n is None:
+            raise UnsupportedLayer(layer, "integer ReduceProd over a dynamic dim is not supported (onnxruntime's "
+                                          "ReduceProd saturates on overflow where the spec wraps)")
+        if n == 0:  # the empty product: 1, nothing to overflow
+            data = _onnx_reduce(ctx, "ReduceProd", data, [a], True)
+        while n > 1:
+            h = n // 2
+            part = lambda b, e: g.Slice(data, i64(g, [b]), i64(g, [e]), i64(g, [a]))  # noqa: E731
+            product = g.Mul(part(0, h), part(h, 2 * h))
+            data = g.Concat(product, part(2 * h, n), axis=a) if n % 2 else product
+            n = h + n % 2
+    return data if keep else g.Squeeze(data, i64(g, axes, "axes"))
 
 
 @lowers("ReduceProd", "opset1")
 def reduce_prod(ctx, layer, inputs):
-    """ReduceProd-1 -> ReduceProd (axes an input from opset 18; narrow integers via Cast to i64)."""
+    """ReduceProd-1 -> ReduceProd (axes an input from opset 18); integers: Slice, Mul halving each
+    reduced axis (narrow integers via Cast to i64), as onnxruntime's ReduceProd saturates."""
     return _reduce(ctx, layer, inputs, "ReduceProd", np.prod)
 
 

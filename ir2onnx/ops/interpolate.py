@@ -127,7 +127,9 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
     moving = [a for i, a in enumerate(axes) if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
-    _check_ort_layout(layer, mode, rank, moving)
+    shrinking = {a for i, a in enumerate(axes) if a in moving and (
+        scales[i] < 1 if use_scales else padded[a] is None or sizes[i] < padded[a])}
+    _check_ort_layout(layer, mode, rank, moving, shrinking)
     squeeze = mode != "nearest" and rank == 1  # onnxruntime interpolates 2-D, not 1-D
     if squeeze:
         data, axes, padded = g.Unsqueeze(data, i64(g, [0])), [1], [1] + padded
@@ -146,7 +148,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
         else:
             out = g.Resize(data, None, None, i64(g, sizes, "sizes"), **attrs)
     elif use_scales:
-        full = np.ones(rank, np.float32)
+        full = np.ones(len(padded), np.float32)  # the rank after the 1-D Unsqueeze
         full[axes] = scales
         out = g.Resize(data, None, g.const(full, np.float32, "scales"), **attrs)
     else:
@@ -156,17 +158,19 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     return [out if back is None else g.Cast(out, to=back)]
 
 
-def _check_ort_layout(layer, mode: str, rank: int, moving: list[int]) -> None:
+def _check_ort_layout(layer, mode: str, rank: int, moving: list[int], shrinking=frozenset()) -> None:
     """onnxruntime's Resize runs linear on 2-D/3-D, 4-D NCHW/NHWC and 5-D NCDHW layouts and
-    cubic on 2-D and 4-D NCHW/NHWC ones: refuse what it would reject at run time."""
+    cubic on 2-D and 4-D NCHW/NHWC ones, NHWC cubic upsampling only (measured, 1.31: a scale below
+    1 fails to load): refuse what it would reject at run time."""
     if mode == "nearest" or rank == 1 or not moving:
         return
-    ok = {4: ({2, 3}, {1, 2})}
+    ok = {4: ({2, 3}, {1, 2}) if mode != "cubic" or not shrinking else ({2, 3},)}
     ok.update({2: (set(range(2)),), 3: (set(range(3)),), 5: ({2, 3, 4},)} if mode != "cubic" else {2: ({0, 1},)})
     if not any(set(moving) <= allowed for allowed in ok.get(rank, ())):
         raise UnsupportedLayer(layer, f"{mode} interpolation of axes {moving} of a rank-{rank} tensor is not "
                                       "supported (onnxruntime's Resize interpolates 2-D, NCHW/NHWC"
-                                      + (" and 3-D, NCDHW" if mode != "cubic" else "") + " layouts)")
+                                      + (" and 3-D, NCDHW layouts)" if mode != "cubic" else
+                                         " layouts, NHWC only upsampling)"))
 
 
 def _full_sizes(g, data, padded, axes, sizes) -> str:

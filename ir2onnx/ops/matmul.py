@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import Value
 from ..lowering.registry import lowers
+from ..lowering.shapes import i64
 
 # ONNX MatMul-13's types; onnxruntime's CPU runs f16, f32, f64, i32, i64, u32, u64.
 FOLD_ELEMENTS = 4096  # constant operands up to this size are transposed at convert time
@@ -45,7 +47,8 @@ def _check_shapes(layer, a_shape, b_shape) -> None:
 
 @lowers("MatMul", "opset1")
 def matmul(ctx, layer, inputs):
-    """MatMul-1 -> [Transpose] -> MatMul (transposes of small constants folded)."""
+    """MatMul-1 -> [Transpose] -> MatMul (transposes of small constants folded; a 1-D B after a
+    Transpose of A: Unsqueeze, MatMul, Squeeze)."""
     a, b = inputs
     if a.etype != b.etype:
         raise InvalidLayer(layer, f"operands have different element types ({a.etype.name} and {b.etype.name})")
@@ -58,4 +61,9 @@ def matmul(ctx, layer, inputs):
     if layer.attrs.get("transpose_b"):
         b, b_shape = _swap_last_two(ctx, layer, b, "transpose_b")
     _check_shapes(layer, a_shape, b_shape)
+    if layer.attrs.get("transpose_a") and not isinstance(a, Value) and b_shape is not None and len(b_shape) == 1:
+        # onnxruntime 1.31 fuses Transpose -> MatMul with a 1-D B into a FusedMatMul that computes
+        # a wrong product (measured: A [3,2] transposed times B [3]); a 2-D B [K,1] fuses correctly.
+        g = ctx.b
+        return [g.Squeeze(g.MatMul(a, g.Unsqueeze(b, i64(g, [1], "axes"))), i64(g, [-1], "axes"))]
     return [ctx.b.MatMul(a, b)]

@@ -53,6 +53,8 @@ def mvn6(ctx, layer, inputs):
     inside = str(layer.attrs["eps_mode"]).lower() == "inside_sqrt"
     if not axes:  # each element is its own slice: x - x (then 0 / positive = 0; NaN stays NaN)
         return [ctx.b.Sub(x, x)]
+    if 0 in x.shape:  # nothing to normalize: the empty input is the output (an empty scale of
+        return [x]    # ones for LayerNormalization would be an initializer onnxruntime drops)
     if x.is_const and int(np.prod(x.shape)) <= 4096:
         return [_fold(np.asarray(x.value()), tuple(axes), normalize, eps, inside)]
     g = ctx.b

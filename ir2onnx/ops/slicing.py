@@ -61,7 +61,7 @@ def plan_strided_slice(layer, rank: int, begin, end, stride):
             unsqueeze.append(out)
             out += 1
         elif shrink[i]:
-            b = begin[i]
+            b = 0 if bm[i] else begin[i]  # begin_mask: "the real beginning" (OpenVINO: index 0)
             starts[axis], ends[axis] = b, (b + 1 if b != -1 else INT64_MAX)
             squeeze.append(axis)
             axis += 1
@@ -74,13 +74,43 @@ def plan_strided_slice(layer, rank: int, begin, end, stride):
     return (starts, ends, steps), squeeze, unsqueeze
 
 
+def guard_negative_steps(g, x, starts, ends, axes, steps):
+    """For a negative step, an end at or past dim selects nothing (Python, the specs, OpenVINO),
+    but onnxruntime's Slice reads an end of INT32_MAX or INT64_MAX as "down to index 0" (measured
+    with 1.31: ``[1:2**31-1:-1]`` on 4 elements gives [1, 0]). Such axes become
+    start = end = 0 (empty in both). A start before -dim is clamped to 0 like ONNX and OpenVINO do
+    (so ``[-9:-9:-1]`` on 4 elements is element 0, where Python gives nothing; the IR declares it).
+    Takes and returns int lists (decided at convert time when the dims are known) or int64 names."""
+    if all(isinstance(v, list) for v in (starts, ends, axes, steps)):
+        if all(t > 0 for t in steps):
+            return starts, ends
+        starts, ends, runtime = list(starts), list(ends), False
+        for j, (s, e, a, t) in enumerate(zip(starts, ends, axes, steps)):
+            d = None if x.shape is None else x.shape[a]
+            if t > 0:
+                continue
+            if d is None:
+                runtime = runtime or e >= 1  # past the end for some dims
+            elif e >= d:
+                starts[j] = ends[j] = 0
+        if not runtime:
+            return starts, ends
+    s, e, a, t = (i64(g, v) if isinstance(v, list) else v for v in (starts, ends, axes, steps))
+    zero = i64(g, 0, "zero")
+    dims = g.Gather(g.Shape(x), a, axis=0)
+    empty = g.And(g.Less(t, zero), g.GreaterOrEqual(e, dims))
+    return g.Where(empty, zero, s), g.Where(empty, zero, e)
+
+
 def _emit_slice(ctx, x, starts, ends, steps, axes):
     keep = [j for j, a in enumerate(axes) if not (starts[j] == 0 and ends[j] == INT64_MAX and steps[j] == 1)]
     if not keep:
         return x
     g = ctx.b
-    pick = lambda values: i64(g, [values[j] for j in keep])  # noqa: E731
-    return g.Slice(x, pick(starts), pick(ends), i64(g, [axes[j] for j in keep]), pick(steps))
+    starts, ends, steps, axes = ([values[j] for j in keep] for values in (starts, ends, steps, axes))
+    starts, ends = guard_negative_steps(g, x, starts, ends, axes, steps)
+    name = lambda v: i64(g, v) if isinstance(v, list) else v  # noqa: E731
+    return g.Slice(x, name(starts), name(ends), i64(g, axes), i64(g, steps))
 
 
 def _check_shrink_range(layer, x, squeeze, starts) -> None:
@@ -137,7 +167,19 @@ def slice8(ctx, layer, inputs):
     if axes is None:
         if start.shape is None or start.shape[0] is None:
             raise UnsupportedLayer(layer, "without axes, start needs a static length")
-        axes_name = i64(g, list(range(start.shape[0])), "axes")
+        axes_v = list(range(start.shape[0]))
     else:
-        axes_name = as_int64(g, axes)
-    return [g.Slice(x, as_int64(g, start), as_int64(g, stop), axes_name, as_int64(g, step))]
+        axes_v = _ints_or_name(g, axes)
+        if isinstance(axes_v, list) and x.rank is not None:
+            axes_v = [a % x.rank for a in axes_v]
+    start_v, stop_v, step_v = (_ints_or_name(g, v) for v in (start, stop, step))
+    start_v, stop_v = guard_negative_steps(g, x, start_v, stop_v, axes_v, step_v)
+    name = lambda v: i64(g, v) if isinstance(v, list) else v  # noqa: E731
+    return [g.Slice(x, name(start_v), name(stop_v), name(axes_v), name(step_v))]
+
+
+def _ints_or_name(g, v):
+    """A constant 1-D integer input as a list, else its int64 tensor name."""
+    if v.is_const and np.ndim(v.value()) == 1:
+        return [int(t) for t in np.asarray(v.value())]
+    return as_int64(g, v)

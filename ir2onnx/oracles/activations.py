@@ -120,6 +120,8 @@ def _softmax(layer, x: np.ndarray, allow_negative: bool):
     others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
     for pos in itertools.product(*others):
         idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
+        if not idx:  # an empty axis: nothing to normalize
+            continue
         top = max(v[i] for i in idx)
         exps = [math.exp(v[i] - top) for i in idx]
         total = sum(exps)

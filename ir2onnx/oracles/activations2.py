@@ -61,6 +61,8 @@ def log_softmax(layer, inputs):
     others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
     for pos in itertools.product(*others):
         idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
+        if not idx:  # an empty axis: nothing to normalize
+            continue
         top = max(v[i] for i in idx)
         log_total = math.log(sum(math.exp(v[i] - top) for i in idx))
         for i in idx:

@@ -26,6 +26,8 @@ def mvn6(layer, inputs):
     inside = str(layer.attrs["eps_mode"]).lower() == "inside_sqrt"
     v = data.astype(np.float64)
     out = np.empty(data.shape, np.float64)
+    if data.size == 0:  # no slice to normalize (and no element count to divide by)
+        return [out.astype(data.dtype)]
     outer = [range(d) if i not in reduced else [None] for i, d in enumerate(data.shape)]
     for base in itertools.product(*outer):
         inner = [range(data.shape[i]) if p is None else [p] for i, p in enumerate(base)]

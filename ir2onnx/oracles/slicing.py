@@ -23,6 +23,8 @@ def _indices(dim: int, begin: int | None, end: int | None, step: int) -> list[in
         v = v + dim if v < 0 else v
         return min(max(v, lo), hi)
     start = norm(begin, 0 if step > 0 else dim - 1)
+    if step < 0 and dim:  # "silently clamped": a start before -dim is 0 (OpenVINO's shape inference
+        start = max(start, 0)  # and runtime; Python would select nothing)
     stop = norm(end, dim if step > 0 else -1)
     out, i = [], start
     while (i < stop) if step > 0 else (i > stop):
@@ -80,7 +82,8 @@ def strided_slice(layer, inputs):
         elif new[i]:
             plan.append(("new",))
         elif shrink[i]:
-            idx = begin[i] + x.shape[axis] if begin[i] < 0 else begin[i]
+            b = 0 if bm[i] else begin[i]  # begin_mask ignores begin: the real beginning
+            idx = b + x.shape[axis] if b < 0 else b
             if not 0 <= idx < x.shape[axis]:
                 raise InvalidLayer(layer, f"shrink index {begin[i]} out of range")
             plan.append(("pick", axis, idx))

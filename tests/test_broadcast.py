@@ -119,3 +119,11 @@ def test_tile_f16_keeps_signalling_nans(tmp_path, dynamic):
     (y,) = run_onnx(xml, [x])
     assert_bitexact(y, np.tile(x, (2, 1, 3)))
     assert "Tile" not in [n.op_type for n in convert(xml).graph.node]
+
+
+def test_tile_f16_with_a_zero_sized_dynamic_dim(tmp_path):
+    """The f16 Reshapes keep a 0-sized dim as a literal 0 (allowzero=1), not a copy."""
+    p = ov_parameter([None, 0], np.float16, "x")
+    xml = ov_save(tmp_path / "t0.xml", ops.tile(p, ops.constant(np.array([1, 3], np.int64))), [p])
+    (y,) = run_onnx(xml, [np.zeros((2, 0), np.float16)])
+    assert y.shape == (2, 0) and y.dtype == np.float16

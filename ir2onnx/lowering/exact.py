@@ -57,5 +57,6 @@ def tile(g: Builder, x: Value, repeats: str) -> str:
     flat = i64(g, [-1])
     spread = g.Reshape(g.Concat(i64(g, np.ones((k, 1), np.int64)), as_column(dims), axis=1), flat)
     target = g.Reshape(g.Concat(as_column(repeats), as_column(dims), axis=1), flat)
-    expanded = g.Expand(g.Reshape(x, spread), target)
-    return g.Reshape(expanded, g.Mul(repeats, dims))
+    # allowzero=1: a 0-sized dim is a literal 0 here, not "copy the input dim"
+    expanded = g.Expand(g.Reshape(x, spread, allowzero=1), target)
+    return g.Reshape(expanded, g.Mul(repeats, dims), allowzero=1)

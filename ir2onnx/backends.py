@@ -211,3 +211,34 @@ def convert_to(graph: Graph, opset: int, folder: str) -> tuple[Path, str | None]
     except Exception as e:  # ValidationError, InferenceError: a converter defect
         return path, f"the converted model fails onnx.checker: {' '.join(str(e).split())[:300]}"
     return path, None
+
+
+# -- OpenVINO in a child process -----------------------------------------------------------------
+REFUSED_EXIT = 3
+
+
+def run_openvino_isolated(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
+    """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
+    on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
+    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-") as tmp:
+        inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
+        inp.write_bytes(pickle.dumps(dict(feeds)))
+        cmd = [sys.executable, "-m", "ir2onnx._openvino_child", str(graph.xml_path), graph.bin_path or "",
+               str(inp), str(out)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
+        if p.returncode < 0:
+            raise RuntimeError(f"OpenVINO crashed the process ({signal.Signals(-p.returncode).name})")
+        if p.returncode == REFUSED_EXIT:
+            raise Refused(message)
+        if p.returncode != 0:
+            raise RuntimeError(message)
+        return pickle.loads(out.read_bytes())  # written by our own child, in our own temp folder
+

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
-                       resolve_providers, run_openvino, run_oracle, run_ort, timed)
+                       resolve_providers, run_openvino, run_openvino_isolated, run_oracle, run_ort,
+                       timed)
 from .compare import Comparison, compare
 from .errors import Ir2OnnxError
 from .ir.graph import Graph
@@ -78,7 +79,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
           providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
-          bitexact: bool = False) -> CheckResult:
+          bitexact: bool = False, isolate_openvino: bool = False) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -86,6 +87,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     and single backend failures are in the result (``result.ok``, ``result.failures()``).
     ``rtol``/``atol`` replace the per-type float defaults; integers and booleans stay exact;
     ``bitexact`` demands identical bytes of every output (data-movement models).
+    ``isolate_openvino`` runs OpenVINO in a child process, so that a crash inside it is reported
+    as that backend's error (the CLI does this; tests and selftest run it in-process, faster).
     """
     from .api import _graph
     from .lowering.convert import DEFAULT_OPSET
@@ -109,7 +112,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         except ImportError:
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
-            backends.append(timed("openvino", lambda: run_openvino(graph, feeds)))
+            run = run_openvino_isolated if isolate_openvino else run_openvino
+            backends.append(timed("openvino", lambda: run(graph, feeds)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
@@ -178,7 +182,7 @@ def cmd_check(args) -> int:
         raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
     result = check(args.model, args.weights, inputs=given, shapes=shapes, providers=args.provider,
                    rtol=args.rtol, atol=args.atol, seed=args.seed, opset=args.opset,
-                   openvino=not args.no_openvino, oracle=not args.no_oracle)
+                   openvino=not args.no_openvino, oracle=not args.no_oracle, isolate_openvino=True)
     print(format_text(result))
     if args.report:
         write_report(result, args.report)

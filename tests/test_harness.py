@@ -361,3 +361,31 @@ def test_scalar_integer_outputs_compare(tmp_path):
     assert result.ok and result.compared == 3
     c = compare("y", "a", np.array(3, np.int32), "b", np.array(5, np.int32), None, None, False)
     assert not c.passed and c.mismatches == 1 and c.max_abs == 2.0
+
+
+def test_openvino_runs_isolated_for_the_cli(tmp_path, monkeypatch):
+    """`ir2onnx check` runs OpenVINO in a child process: the same outputs, and a crash of that
+    process (OpenVINO's compile_model aborts on a few edge models) is reported as the openvino
+    backend's error instead of ending the check. The crash is simulated by a sitecustomize that
+    kills the child at start-up."""
+    import os
+    import signal as sig
+    from pathlib import Path
+
+    from ir2onnx.harness import check
+    from ir2onnx.testing import assert_bitexact
+
+    xml = Path(__file__).resolve().parent.parent / "samples" / "decoder" / "decoder.xml"
+    x = np.load(xml.parent / "x.npy")
+    inline = check(xml, inputs={"x": x})
+    isolated = check(xml, inputs={"x": x}, isolate_openvino=True)
+    assert isolated.ok
+    assert_bitexact(isolated.backend("openvino").outputs["y"], inline.backend("openvino").outputs["y"])
+
+    (tmp_path / "sitecustomize.py").write_text(f"import os\nos.kill(os.getpid(), {int(sig.SIGSEGV)})\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    crashed = check(xml, inputs={"x": x}, isolate_openvino=True)
+    ov = crashed.backend("openvino")
+    assert ov.status == "error" and "crashed the process (SIGSEGV)" in ov.message
+    assert not crashed.ok and any("openvino" in f for f in crashed.failures())
+    assert crashed.backend("ort:cpu").status == "ok" and crashed.backend("oracle").status == "ok"

@@ -74,7 +74,7 @@ TYPES: dict[str, ElementType] = {
 # Port `precision` spellings and older aliases, mapped to the element_type names above.
 ALIASES = {
     "fp64": "f64", "fp32": "f32", "fp16": "f16", "bool": "boolean", "bin": "u1",
-    "u1": "u1", "f8e4m3fn": "f8e4m3", "nf4": "nf4",
+    "f8e4m3fn": "f8e4m3",
 }
 
 _BY_NUMPY = {t.numpy: t for t in TYPES.values() if t.numpy is not None and t.name != "u1"}
@@ -113,7 +113,9 @@ def unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
         nibbles = np.stack([low, high], axis=-1).reshape(-1)[:count]
         if etype.name == "i4":
             return (nibbles.astype(np.int8) ^ 8) - 8  # sign-extend 4 bits
-        return nibbles.astype(etype.numpy) if etype.name != "f4e2m1" else nibbles.view(np.uint8)
+        if etype.name == "f4e2m1":  # ml_dtypes keeps one 4-bit code per byte: reinterpret the codes
+            return nibbles.astype(np.uint8).view(etype.numpy)
+        return nibbles.astype(etype.numpy)
     if etype.bits == 2:
         parts = np.stack([(raw >> s) & 3 for s in (0, 2, 4, 6)], axis=-1).reshape(-1)[:count]
         return parts.astype(np.uint8)

@@ -31,7 +31,6 @@ class Context:
     b: Builder
     graph: Graph
     opset: int
-    names: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:

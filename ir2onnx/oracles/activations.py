@@ -110,9 +110,10 @@ def swish(layer, inputs):
     return _elementwise(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
 
 
-def _softmax(layer, x: np.ndarray, allow_negative: bool):
+def along_axis(layer, x: np.ndarray, axis: int, allow_negative: bool, line_fn) -> list[np.ndarray]:
+    """Apply ``line_fn(values) -> values`` (float64 lists) to every line of ``x`` along ``axis``,
+    element by element; the result has ``x``'s dtype. Empty lines stay empty."""
     v = _float(layer, x)
-    axis = int(layer.attrs.get("axis", 1))
     if not (-x.ndim if allow_negative else 0) <= axis < x.ndim:
         raise InvalidLayer(layer, f"axis {axis} out of range for rank {x.ndim}")
     axis %= x.ndim
@@ -120,14 +121,21 @@ def _softmax(layer, x: np.ndarray, allow_negative: bool):
     others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
     for pos in itertools.product(*others):
         idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
-        if not idx:  # an empty axis: nothing to normalize
-            continue
-        top = max(v[i] for i in idx)
-        exps = [math.exp(v[i] - top) for i in idx]
-        total = sum(exps)
-        for i, e in zip(idx, exps):
-            out[i] = e / total
+        if idx:
+            for i, value in zip(idx, line_fn([float(v[i]) for i in idx])):
+                out[i] = value
     return [out.astype(x.dtype)]
+
+
+def _softmax_line(values: list[float]) -> list[float]:
+    top = max(values)
+    exps = [math.exp(e - top) for e in values]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def _softmax(layer, x: np.ndarray, allow_negative: bool):
+    return along_axis(layer, x, int(layer.attrs.get("axis", 1)), allow_negative, _softmax_line)
 
 
 @oracle("SoftMax", "opset1")

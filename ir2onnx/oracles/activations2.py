@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .activations import _elementwise, _float
+from .activations import _elementwise, _float, along_axis
 from .eltwise import _pick
 from .registry import oracle
 
@@ -49,22 +49,12 @@ def mish(layer, inputs):
     return _elementwise(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
 
 
+def _log_softmax_line(values: list[float]) -> list[float]:
+    top = max(values)
+    log_total = math.log(sum(math.exp(v - top) for v in values))
+    return [v - top - log_total for v in values]
+
+
 @oracle("LogSoftmax", "opset5")
 def log_softmax(layer, inputs):
-    x = inputs[0]
-    v = _float(layer, x)
-    axis = int(layer.attrs["axis"])
-    if not -x.ndim <= axis < x.ndim:
-        raise InvalidLayer(layer, f"axis {axis} out of range for rank {x.ndim}")
-    axis %= x.ndim
-    out = np.empty(v.shape, np.float64)
-    others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
-    for pos in itertools.product(*others):
-        idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
-        if not idx:  # an empty axis: nothing to normalize
-            continue
-        top = max(v[i] for i in idx)
-        log_total = math.log(sum(math.exp(v[i] - top) for i in idx))
-        for i in idx:
-            out[i] = v[i] - top - log_total
-    return [out.astype(x.dtype)]
+    return along_axis(layer, inputs[0], int(layer.attrs["axis"]), True, _log_softmax_line)

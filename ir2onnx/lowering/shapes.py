@@ -15,6 +15,17 @@ def i64(b: Builder, values, hint: str = "const") -> str:
     return b.const(values, np.int64, hint)
 
 
+def folded_sum(b: Builder, terms: list, dtype, hint: str = "index") -> str:
+    """Broadcast sum of ``terms`` as Add nodes: NumPy tables become initializers and come first,
+    so that onnxruntime folds their sum into one tensor when the session is created (the model
+    file keeps the small tables only); names of run-time tensors are added after them."""
+    names = [t if isinstance(t, str) else b.const(t, dtype, hint) for t in terms]
+    out = names[0]
+    for n in names[1:]:
+        out = b.Add(out, n)
+    return out
+
+
 def static_values(v: Value) -> np.ndarray | None:
     """The int64 values of a constant integer input, or None when known only at run time."""
     return np.asarray(v.value()).astype(np.int64) if v.is_const else None

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..ir.element_types import ElementType
-from ..lowering.shapes import i64
+from ..lowering.shapes import folded_sum, i64
 from .batch_to_space_chain import Dim, Dims
 
 _INVALID = 1 << 40  # marks a padded position before the Min when the batch is dynamic
@@ -48,11 +48,7 @@ def inner_bytes(dims: list[int], Bs: list[int], lo: list[int], hi: list[int], et
 
 def _sum(d: Dims, terms: list, dtype) -> str:
     """Broadcast sum as Add nodes: constant tables first (onnxruntime folds those), then tensors."""
-    names = [t if isinstance(t, str) else d.b.const(t, dtype, "b2s_index") for t in terms]
-    out = names[0]
-    for n in names[1:]:
-        out = d.b.Add(out, n)
-    return out
+    return folded_sum(d.b, terms, dtype, "b2s_index")
 
 
 def _batch_range(d: Dims, count: Dim, step: int, shape: list[int]) -> np.ndarray | str:

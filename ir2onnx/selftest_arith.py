@@ -125,6 +125,18 @@ CASES = [
          expect={"y": (1, 2, 9, 9)}),
     Case("cbd/f16-weights-and-bias", CBD, _ov_compressed(_cbd_compressed), exact=False, expect={"y": (1, 2, 9, 9)}),
     Case("cbd/output-shape-from-skip", CBD, ov_build(_cbd_shape_from_skip), exact=False, expect={"y": (1, 3, 9, 8)}),
+    # the stride-phase forms (convolution_backprop_forms.py): Conv -> GatherElements, one Conv per
+    # residue where residues have unequal taps, the DepthToSpace chain for a dynamic batch
+    Case("cbd/phase-k4-s2", CBD, ov_build(_cbd([1, 3, 5, 6], [3, 2, 4, 4], [2, 2], pads_begin=[1, 1],
+                                               pads_end=[1, 1])),
+         exact=False, expect={"y": (1, 2, 10, 12)}),
+    Case("cbd/phase-3d-k3-s2-split", CBD, ov_build(_cbd([1, 2, 3, 4, 3], [2, 3, 3, 3, 3], [2, 2, 2],
+                                                        pads_begin=[1, 0, 1], pads_end=[0, 1, 1],
+                                                        output_padding=[1, 0, 1])),
+         exact=False, expect={"y": (1, 3, 7, 8, 6)}),
+    Case("cbd/phase-3d-dynamic-batch", CBD, ov_build(_cbd([-1, 2, 3, 3, 3], [2, 3, 4, 4, 4], [2, 2, 2],
+                                                          pads_begin=[1, 1, 1], pads_end=[1, 1, 1])),
+         inputs={"x": _filters((2, 2, 3, 3, 3), seed=3)}, exact=False, expect={"y": (2, 3, 6, 6, 6)}),
     Case("gcbd/groups-2", GCBD, ov_build(_cbd([1, 4, 3, 3], [2, 2, 3, 3, 3], [2, 2], group=True,
                                               pads_begin=[1, 1], pads_end=[1, 1])),
          exact=False, expect={"y": (1, 6, 5, 5)}),

@@ -30,6 +30,7 @@ from ir2onnx.api import convert
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.registry import oracle_for
 from ir2onnx.testing import run_onnx, run_openvino
+from util import runtime_ops
 
 ROOT = Path(__file__).resolve().parents[1]
 EPS32 = 2.0 ** -23
@@ -280,27 +281,80 @@ def test_dynamic_batch_and_spatial(tmp_path, formulation):
 
 
 def test_choice_per_shape(tmp_path):
-    """The automatic choice: stride phases where every kernel splits into whole phases
-    (kernel 4 stride 2 in 1-D/2-D/3-D, stride 1 with or without dilation); ConvTranspose for
-    kernel 3 stride 2 (worked example 1: zero-filled taps would not be exact), for kernel == stride
-    (no overlap), for dilation on a strided axis and where output_shape asks for zeros past F."""
+    """The automatic choice (run-time ops, folded index tables left out): stride phases where the
+    kernel splits into whole phases (kernel 4 stride 2 in 1-D/2-D/3-D, stride 1 with or without
+    dilation) and for 3-D kernels with residues of unequal taps (one Conv per residue, kernel 3
+    stride 2), interleaved by one GatherElements for a static batch, by the 3-D DepthToSpace chain
+    for a dynamic one; ConvTranspose for 2-D kernel 3 stride 2 (worked example 1), for kernel ==
+    stride (no overlap), for dilation on a strided axis and where output_shape asks for zeros past F."""
     rng = np.random.default_rng(0)
 
-    def ops_of(data, kernel, strides, pads, dilations=None, output_shape=None):
+    def ops_of(data, kernel, strides, pads, dilations=None, output_shape=None, param_shape=None):
         w = rng.standard_normal((data[1], 2) + kernel).astype(np.float32)
         xml = build(tmp_path, data, w, list(strides), list(pads), list(pads), dilations or [1] * len(strides),
-                    output_shape=output_shape)
-        return [n.op_type for n in convert(xml).graph.node]
+                    output_shape=output_shape, param_shape=param_shape)
+        return runtime_ops(convert(xml))
 
-    assert ops_of((1, 4, 8, 8), (4, 4), (2, 2), (1, 1)) == ["Conv", "DepthToSpace", "Slice", "Identity"]
-    assert ops_of((1, 4, 8), (4,), (2,), (1,))[:4] == ["Conv", "Reshape", "Transpose", "Reshape"]
-    assert ops_of((1, 4, 4, 4, 4), (4, 4, 4), (2, 2, 2), (1, 1, 1))[:4] == ["Conv", "Transpose", "Reshape", "DepthToSpace"]
+    gathered = ["Conv", "Reshape", "GatherElements", "Reshape", "Identity"]
+    assert ops_of((1, 4, 8, 8), (4, 4), (2, 2), (1, 1)) == gathered
+    assert ops_of((1, 4, 8), (4,), (2,), (1,)) == gathered
+    assert ops_of((1, 4, 4, 4, 4), (4, 4, 4), (2, 2, 2), (1, 1, 1)) == gathered
+    assert ops_of((1, 4, 4, 4, 4), (4, 4, 4), (2, 2, 2), (1, 1, 1), param_shape=[-1, 4, 4, 4, 4])[:4] == [
+        "Conv", "Transpose", "Reshape", "DepthToSpace"]
+    assert ops_of((1, 4, 4, 4, 4), (3, 3, 3), (2, 2, 2), (1, 1, 1)) == ["Conv"] * 8 + ["Concat"] + gathered[1:]
+    assert ops_of((1, 4, 4, 4, 4), (3, 3, 3), (2, 2, 2), (1, 1, 1), param_shape=[-1, 4, 4, 4, 4])[0] == "ConvTranspose"
     assert ops_of((1, 4, 8, 8), (3, 3), (1, 1), (1, 1), [2, 1]) == ["Conv", "Identity"]
     assert ops_of((1, 4, 8, 8), (3, 3), (2, 2), (1, 1))[0] == "ConvTranspose"
-    assert ops_of((1, 4, 4, 4, 4), (3, 3, 3), (2, 2, 2), (1, 1, 1))[0] == "ConvTranspose"
     assert ops_of((1, 4, 8, 8), (2, 2), (2, 2), (0, 0))[0] == "ConvTranspose"
     assert ops_of((1, 4, 8, 8), (4, 4), (2, 2), (1, 1), [2, 2])[0] == "ConvTranspose"
     assert ops_of((1, 4, 8, 8), (4, 4), (2, 2), (1, 1), output_shape=[20, 20])[0] == "ConvTranspose"
+    assert ops_of((1, 4, 8, 8), (4, 1), (2, 2), (1, 0))[0] == "ConvTranspose"  # a residue without taps
+
+
+def test_gather_index_is_folded_not_stored(tmp_path):
+    """The GatherElements index is as large as the output but the file holds only per-axis tables."""
+    w = np.random.default_rng(3).standard_normal((8, 8, 4, 4)).astype(np.float32)
+    xml = build(tmp_path, (1, 8, 64, 64), w, [2, 2], [1, 1], [1, 1], [1, 1])
+    model = convert(xml)
+    assert "GatherElements" in runtime_ops(model)
+    stored = sum(math.prod(t.dims) for t in model.graph.initializer if t.data_type in (6, 7))
+    assert stored < 1000 < 8 * 128 * 128
+
+
+@pytest.mark.parametrize("kernel,strides,pads,op,data", [
+    ((3,), (2,), (1, 0), (1,), (2, 4, 7)),
+    ((5, 3), (3, 2), (2, 1), (1, 0), (1, 4, 5, 6)),
+    ((3, 4, 3), (2, 2, 2), (1, 0), (0, 1, 1), (2, 2, 3, 4, 5)),
+    ((3, 3, 3), (2, 2, 2), (0, 2), (1, 1, 1), (1, 2, 3, 3, 3)),
+])
+@pytest.mark.parametrize("grouped", [False, True])
+def test_phases_with_unequal_taps(tmp_path, monkeypatch, kernel, strides, pads, op, data, grouped):
+    """Residues with different tap counts get their own Convs (no zero-filled taps); Concat and
+    one GatherElements interleave and crop them, for a static batch of 1 or 2."""
+    monkeypatch.setattr(cbd, "FORMULATION", "phase")
+    rng = np.random.default_rng(sum(kernel))
+    r = len(kernel)
+    w = rng.standard_normal(((2, data[1] // 2, 3) if grouped else (data[1], 3)) + kernel).astype(np.float32)
+    xml = build(tmp_path, data, w, list(strides), [pads[0]] * r, [pads[1]] * r, [1] * r, output_padding=list(op),
+                grouped=grouped)
+    types = runtime_ops(convert(xml))
+    split = math.prod(s for k, s in zip(kernel, strides) if k % s)
+    assert types.count("Conv") == split and "GatherElements" in types
+    check_all(xml, rng.standard_normal(data).astype(np.float32), w)
+
+
+def test_phases_fall_back_past_the_gather_cap(tmp_path, monkeypatch):
+    """Past MAX_GATHER_ELEMENTS a single Conv is interleaved by the DepthToSpace chain, and
+    residues with unequal taps keep ConvTranspose."""
+    monkeypatch.setattr(cbd.forms, "MAX_GATHER_ELEMENTS", 16)
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((3, 2, 4, 4, 4)).astype(np.float32)
+    xml = build(tmp_path, (1, 3, 2, 3, 4), w, [2, 2, 2], [1, 1, 1], [1, 1, 1], [1, 1, 1])
+    assert runtime_ops(convert(xml))[:4] == ["Conv", "Transpose", "Reshape", "DepthToSpace"]
+    check_all(xml, rng.standard_normal((1, 3, 2, 3, 4)).astype(np.float32), w)
+    w = rng.standard_normal((3, 2, 3, 3, 3)).astype(np.float32)
+    xml = build(tmp_path, (1, 3, 2, 3, 4), w, [2, 2, 2], [1, 1, 1], [1, 1, 1], [1, 1, 1])
+    assert runtime_ops(convert(xml))[0] == "ConvTranspose"
 
 
 def test_choice_keeps_convtranspose_without_known_finite_filters(tmp_path):
@@ -316,14 +370,17 @@ def test_choice_keeps_convtranspose_without_known_finite_filters(tmp_path):
     assert [n.op_type for n in convert(xml).graph.node][0] == "ConvTranspose"
 
 
-def test_non_finite_inputs_match_the_definition(tmp_path, formulation):
+@pytest.mark.parametrize("kernel", [(4, 4), (3, 3, 3)])
+def test_non_finite_inputs_match_the_definition(tmp_path, formulation, kernel):
     """inf/NaN inputs: the same inf and NaN positions as the scatter-add definition (and OpenVINO)
-    for the chosen formulation of a kernel-4 stride-2 layer (no zero-filled taps)."""
+    for each formulation of a kernel-4 stride-2 layer and of a 3-D kernel-3 stride-2 layer (one
+    Conv per residue: no zero-filled taps)."""
     rng = np.random.default_rng(2)
-    w = rng.standard_normal((4, 2, 4, 4)).astype(np.float32)
-    x = rng.standard_normal((1, 4, 6, 6)).astype(np.float32)
-    x[0, 1, 2, 3], x[0, 2, 4, 0], x[0, 0, 5, 5] = np.inf, -np.inf, np.nan
-    xml = build(tmp_path, x.shape, w, [2, 2], [1, 1], [1, 1], [1, 1])
+    r = len(kernel)
+    w = rng.standard_normal((4, 2) + kernel).astype(np.float32)
+    x = rng.standard_normal((1, 4) + (6,) * r).astype(np.float32)
+    x[(0, 1) + (2, 3, 1)[:r]], x[(0, 2) + (4, 0, 2)[:r]], x[(0, 0) + (5, 5, 5)[:r]] = np.inf, -np.inf, np.nan
+    xml = build(tmp_path, x.shape, w, [2] * r, [1] * r, [1] * r, [1] * r)
     got = run_onnx(xml, [x])[0]
     ref, bound = oracle_with_bound(xml, x, w)
     for name, want in (("onnxruntime", got), ("OpenVINO", run_openvino(xml, [x])[0])):

@@ -16,3 +16,16 @@ def convert_model(path, src="f16", dst="f32", shape=(None, 3), const_shape=(2, 3
     w.result(y)
     w.result(z)
     return w.save(path)
+
+
+def runtime_ops(model) -> list[str]:
+    """The op types of ``model``'s nodes that run per inference: nodes whose inputs all come from
+    initializers (index tables that onnxruntime folds when the session is created) are left out."""
+    known = {t.name for t in model.graph.initializer}
+    ops = []
+    for node in model.graph.node:
+        if node.op_type == "Constant" or (node.input and all(i in known for i in node.input if i)):
+            known.update(node.output)
+        else:
+            ops.append(node.op_type)
+    return ops

@@ -13,7 +13,8 @@ test_openvino_deviates_with_output_shape and README "Where OpenVINO's runtime di
 
 The ConvTranspose node never carries auto_pad or output_shape, nor negative pads: it takes the
 symmetric part of the crops (CUDA-safe), a Slice the asymmetric rest, a Pad the zeros past F.
-Strided 2-D layers may instead use stride-phase Convs. Both forms: convolution_backprop_forms.py.
+Strided layers whose kernel overlaps itself may instead use stride-phase Convs (chosen per shape).
+Both forms: convolution_backprop_forms.py.
 Nodes are emitted when the output's name is first read, so a following per-channel Add can still
 become the bias input without leaving a dead ConvTranspose behind.
 """
@@ -172,15 +173,15 @@ def _lower(ctx, layer, inputs, grouped: bool):
         known = known_filters(ctx, layer, w)
         return known is not None and bool(np.isfinite(known).all())
 
-    plan = None if window is None else forms.plan(geo, *window, FORMULATION, finite_filters)
+    plan = None if window is None else forms.plan(geo, *window, FORMULATION, finite_filters,
+                                                   None if x.shape is None else x.shape[0])
     # with other consumers the result without bias is needed too: folding would compute it twice
     single_use = len(ctx.graph.consumers().get((layer.id, 0), [])) == 1
 
     def make(bias: np.ndarray | None) -> LazyValue:
         def emit() -> str:
-            if plan is not None:  # one bias value per (channel, phase): channel-major like the Conv's output
-                phase_bias = None if bias is None else np.repeat(bias, plan.phases)
-                return forms.emit_phase(ctx, geo, plan, x, w, phase_bias, etype)
+            if plan is not None:
+                return forms.emit_phase(ctx, geo, plan, x, w, bias, etype)
             bname = None if bias is None else ctx.b.add_initializer(bias, etype, f"{layer.name}/bias")
             if window is None:
                 return forms.emit_runtime(ctx, geo, x, w, bname, out_shape)
@@ -201,14 +202,15 @@ def _lower(ctx, layer, inputs, grouped: bool):
 
 @lowers("ConvolutionBackpropData", "opset1")
 def convolution_backprop_data(ctx, layer, inputs):
-    """ConvolutionBackpropData-1 -> ConvTranspose [-> Pad] [-> Slice]; kernels that split into whole
-    stride phases: Conv -> DepthToSpace (1-D/3-D: with Reshape, Transpose) [-> Slice]; run-time
-    output_shape: ConvTranspose -> Shape, Sub, Max, Div, Add, Concat -> Pad -> Slice."""
+    """ConvolutionBackpropData-1 -> ConvTranspose [-> Pad] [-> Slice]; stride phases (static batch):
+    Conv (one per residue of axes with unequal taps) [-> Concat] -> Reshape -> GatherElements ->
+    Reshape, (dynamic batch) Conv -> DepthToSpace (1-D/3-D: with Reshape, Transpose) [-> Slice];
+    run-time output_shape: ConvTranspose -> Shape, Sub, Max, Div, Add, Concat -> Pad -> Slice."""
     return _lower(ctx, layer, inputs, grouped=False)
 
 
 @lowers("GroupConvolutionBackpropData", "opset1")
 def group_convolution_backprop_data(ctx, layer, inputs):
     """GroupConvolutionBackpropData-1 -> Reshape(filters) -> ConvTranspose(group) [-> Pad] [-> Slice]
-    (or the stride-phase Conv(group) -> DepthToSpace chain); pads and bias as the ungrouped op."""
+    (or the stride-phase Conv(group) forms); pads and bias as the ungrouped op."""
     return _lower(ctx, layer, inputs, grouped=True)

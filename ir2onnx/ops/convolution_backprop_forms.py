@@ -6,18 +6,24 @@ output_shape the full result is padded and sliced by amounts computed in the gra
 
 Stride phases: with stride s and dilation 1 on an axis, output position ``o = q*s + r`` only
 receives the taps ``k = r + m*s``: ``F[q*s + r] = sum_m x[q - m] * w[r + m*s]``, an ordinary
-convolution of x with the flipped sub-kernel ``w[r::s]`` (M = ceil(K/s) taps, zero-filled). One Conv with
-``C_OUT * prod(s)`` output channels (channel ``c*S + phase``, DepthToSpace's CRD order) computes
-every phase; DepthToSpace (2-D, equal strides) or Reshape -> Transpose -> Reshape interleaves them
-and a Slice crops. Shifting the Conv's pads by whole blocks absorbs most of the begin crop, and a
-larger end pad yields the zeros past the natural output (which then get the bias, as they should).
+convolution of x with the flipped sub-kernel ``w[r::s]`` (``ceil((K - r) / s)`` taps). Where every
+residue r has as many taps (K % s == 0, or s == 1) one Conv computes all of an axis' phases as
+output channels; on the other axes each residue gets its own Conv (one per combination of
+residues of those axes), so no tap is ever zero-filled. The Conv outputs (channel ``c*S + phase``
+within each Conv, S the phases it computes) are then interleaved and cropped either by one
+GatherElements (static batch, output up to MAX_GATHER_ELEMENTS: the index is a broadcast sum of
+small per-axis tables that onnxruntime folds when the session is created) or, for a single Conv,
+by DepthToSpace / Reshape -> Transpose -> Reshape and a Slice. The Convs' pads put the first
+needed block at output 0 and make the zeros past the natural output (which then get the bias,
+as they should).
 
-Exactness: with K % s == 0 and finite weights the Conv adds only exact zeros to the terms
-ConvTranspose adds, so results differ by summation order only; zero-filled taps (K % s != 0)
-would turn an infinite input into NaN, so the automatic choice never uses them.
+Exactness: with finite filters the Convs add only exact zeros (padding) to the terms that
+ConvTranspose adds, so results differ by summation order only; the data movement after them is
+bit-exact. Non-finite or run-time filters keep ConvTranspose (``inf * 0`` at the padding).
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -25,57 +31,73 @@ from typing import Callable
 import numpy as np
 
 from ..lowering.builder import Value
-from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
+from ..lowering.shapes import INT64_MAX, as_int64, dims_of, folded_sum, i64
 
 FOLD_ELEMENTS = 4096  # constant filters up to this size are rearranged at convert time
 INT64_MIN = np.iinfo(np.int64).min
+# Output elements up to which the phases are interleaved by one GatherElements (its int32 index,
+# as large as the output, is folded when the session is created). Measured on 2 threads against
+# DepthToSpace + Slice for 2-D outputs of 0.5M to 32M elements: 0.41 vs 0.77 ms up to 52 vs 80 ms
+# (onnxruntime's DepthToSpace kernel is single-threaded); the cap bounds the index's memory.
+MAX_GATHER_ELEMENTS = 1 << 23
 
 
 @dataclass(frozen=True)
 class Plan:
-    taps: tuple[int, ...]  # M per axis
-    pads_begin: tuple[int, ...]  # of the Conv
-    pads_end: tuple[int, ...]
-    conv_out: tuple[int, ...]  # the Conv's spatial output size
-    starts: tuple[int, ...]  # Slice after interleaving
+    taps: tuple[tuple[int, ...], ...]  # per axis: the taps of each residue r (ceil((K - r) / s))
+    q0: tuple[int, ...]  # per axis: the block (position // s) that every Conv's output starts at
+    pads_end: tuple[int, ...]  # of every Conv (pads_begin depends on the residue's taps)
+    conv_out: tuple[int, ...]  # every Conv's spatial output size
+    starts: tuple[int, ...]  # of the result within the interleaved Conv outputs
     sizes: tuple[int, ...]  # final spatial size
-    phases: int  # prod(strides)
+    gather: bool  # interleave and crop with one GatherElements
+
+    def split_axes(self) -> list[int]:
+        """Axes whose residues have different numbers of taps: one Conv per residue."""
+        return [a for a, t in enumerate(self.taps) if len(set(t)) > 1]
 
 
 def choose(geo, crops) -> bool:
-    """The per-shape choice, measured on 2 threads (benchmarks/bench_convolution_backprop_data.py
-    and the notes in its docstring): stride phases win when every kernel splits into whole
-    phases (K % s == 0: kernel 4 stride 2, kernel 6 stride 3, any stride-1 kernel) for 1-D, 2-D
-    and 3-D alike; ConvTranspose wins when K == s on every axis (no overlap: one GEMM and a
-    trivial col2im) and is the only exact form when K % s != 0 (zero-filled taps)."""
-    return (all(c >= 0 for c in crops) and any(k > s for k, s in zip(geo.kernel, geo.strides))
-            and all(k % s == 0 for k, s in zip(geo.kernel, geo.strides)))
+    """The per-shape choice, measured on 2 threads (benchmarks/bench_convolution_backprop_data.py):
+    stride phases when the kernel overlaps itself on some axis (K > s) and every residue has a tap
+    (K >= s) and the layer is 3-D or its kernel splits into whole phases (K % s == 0: kernel 4
+    stride 2, any stride-1 kernel); ConvTranspose when K == s on every axis (no overlap: one GEMM
+    and a trivial col2im) and for 1-D/2-D kernels such as 3 stride 2, where its GEMM is as fast
+    as several small Convs."""
+    if not all(c >= 0 for c in crops) or not any(k > s for k, s in zip(geo.kernel, geo.strides)):
+        return False
+    if any(k < s for k, s in zip(geo.kernel, geo.strides)):
+        return False
+    return geo.rank == 3 or all(k % s == 0 for k, s in zip(geo.kernel, geo.strides))
 
 
-def plan(geo, begins, crops, mode: str | None, weights_finite: Callable[[], bool]) -> Plan | None:
+def plan(geo, begins, crops, mode: str | None, weights_finite: Callable[[], bool], batch) -> Plan | None:
     """A Plan when the phase form is chosen (``mode`` None: by :func:`choose`, and only for
     filters known to be finite) and expressible; ``mode`` "phase" forces it where expressible.
-    Dilation is expressible on stride-1 axes only (a dilated Conv there)."""
+    Dilation is expressible on stride-1 axes only (a dilated Conv there); residues with different
+    tap counts need the GatherElements interleave (a static batch)."""
     if mode == "convtranspose" or any(d is None for d in geo.spatial):
         return None
     if any(d != 1 and s != 1 for d, s in zip(geo.dilations, geo.strides)):
         return None
-    if mode != "phase" and not (choose(geo, crops) and weights_finite()):
+    taps = tuple(tuple(-(-(k - r) // s) for r in range(s)) for k, s in zip(geo.kernel, geo.strides))
+    if any(min(t) < 1 for t in taps):  # a residue without taps: ConvTranspose
         return None
     natural = geo.natural()
-    taps, pb, pe, out, starts, sizes = [], [], [], [], [], []
-    for s, k, d, x, f, b, c in zip(geo.strides, geo.kernel, geo.dilations, geo.spatial, natural, begins, crops):
-        m = -(-k // s)
-        reach = (m - 1) * d  # the Conv's receptive field minus one (d > 1 only where s == 1)
-        head = reach - b // s  # whole blocks of the begin crop come off the Conv's begin pad
-        if head < 0:
-            return None
-        size = f - b - c
-        tail = max(-(-(b % s + size) // s) - x - head + reach, 0)
-        taps.append(m), pb.append(head), pe.append(tail), starts.append(b % s), sizes.append(size)
-        out.append(x + head + tail - reach)
-    return Plan(tuple(taps), tuple(pb), tuple(pe), tuple(out), tuple(starts), tuple(sizes),
-                math.prod(geo.strides))
+    sizes = [f - b - c for f, b, c in zip(natural, begins, crops)]
+    gather = (math.prod(geo.strides) > 1 and isinstance(batch, int)
+              and batch * geo.c_out * math.prod(sizes) <= MAX_GATHER_ELEMENTS)
+    if not gather and any(len(set(t)) > 1 for t in taps):
+        return None
+    if mode != "phase" and not (choose(geo, crops) and weights_finite()):
+        return None
+    q0, pe, out, starts = [], [], [], []
+    for s, t, d, x, b, size in zip(geo.strides, taps, geo.dilations, geo.spatial, begins, sizes):
+        first = min(b // s, (min(t) - 1) * d)  # whole blocks of the begin crop come off the pads
+        blocks = (b + size - 1) // s - first + 1  # the Conv outputs that the result needs
+        tail = max(blocks - x + first, 0)
+        q0.append(first), pe.append(tail), starts.append(b - first * s), out.append(x - first + tail)
+    return Plan(taps, tuple(q0), tuple(pe), tuple(out), tuple(starts), tuple(sizes), gather)
 
 
 def _transform(ctx, w, steps):
@@ -87,8 +109,9 @@ def _transform(ctx, w, steps):
         for op, arg in steps:
             if op == "reshape":
                 a = a.reshape(arg)
-            elif op == "pad":
-                a = np.pad(a, [(0, e) for e in arg])
+            elif op == "take":  # (axis, first, step, count)
+                axis, first, step, count = arg
+                a = np.take(a, range(first, first + step * count, step), axis=axis)
             elif op == "flip":
                 a = np.flip(a, arg)
             else:
@@ -98,8 +121,10 @@ def _transform(ctx, w, steps):
     for op, arg in steps:
         if op == "reshape":
             name = b.Reshape(name, i64(b, list(arg)), allowzero=1)
-        elif op == "pad":
-            name = b.Pad(name, i64(b, [0] * len(arg) + list(arg)))
+        elif op == "take":
+            axis, first, step, count = arg
+            name = b.Slice(name, i64(b, [first]), i64(b, [first + step * (count - 1) + 1]), i64(b, [axis]),
+                           i64(b, [step]))
         elif op == "flip":
             n = len(arg)
             name = b.Slice(name, i64(b, [-1] * n), i64(b, [INT64_MIN] * n), i64(b, list(arg)), i64(b, [-1] * n))
@@ -108,22 +133,23 @@ def _transform(ctx, w, steps):
     return name
 
 
-def phase_filters(ctx, geo, p: Plan, w):
-    """[G, C_IN/G, C_OUT/G, K...] -> [G*C_OUT/G*S, C_IN/G, M...] with flipped sub-kernels."""
-    r, s = geo.rank, geo.strides
+def phase_filters(ctx, geo, w, residues: dict[int, int], taps: list[int], phases: list[int]):
+    """[G, C_IN/G, C_OUT/G, K...] -> [G*C_OUT/G*S, C_IN/G, M...]: flipped sub-kernels, the taps
+    ``residues[a]::s`` on the axes in ``residues``, all ``phases[a]`` residues (as output
+    channels, channel-major) on the others."""
+    r = geo.rank
     g_shape = tuple(w.shape) if len(w.shape) == r + 3 else (1, *w.shape)
     groups, cin_g, cout_g = g_shape[:3]
     steps = [("reshape", g_shape)]
-    extra = [m * st - k for m, st, k in zip(p.taps, s, geo.kernel)]
-    if any(extra):
-        steps.append(("pad", [0, 0, 0] + extra))
+    for a, res in residues.items():
+        steps.append(("take", (3 + a, res, geo.strides[a], taps[a])))
     split = [groups, cin_g, cout_g]
-    for m, st in zip(p.taps, s):
-        split += [m, st]
+    for m, ph in zip(taps, phases):
+        split += [m, ph]
     steps.append(("reshape", split))
     steps.append(("flip", tuple(3 + 2 * i for i in range(r))))
     steps.append(("transpose", [0, 2] + [4 + 2 * i for i in range(r)] + [1] + [3 + 2 * i for i in range(r)]))
-    steps.append(("reshape", [groups * cout_g * p.phases, cin_g, *p.taps]))
+    steps.append(("reshape", [groups * cout_g * math.prod(phases), cin_g, *taps]))
     return _transform(ctx, w, steps)
 
 
@@ -145,15 +171,53 @@ def _interleave(b, y, c: int, s: list[int], q: list[int]) -> str:
     return b.Reshape(y, i64(b, [-1, c] + [n * st for n, st in zip(q, s)]))
 
 
+def gather_index(geo, p: Plan, batch: int) -> list[np.ndarray]:
+    """The per-axis int32 tables whose broadcast sum is the flat position, in the concatenated
+    Conv outputs ``[N, convs * C_OUT * S, conv_out...]``, of each output element: batch, channel,
+    then one table per spatial axis (block q -> Conv output q - q0, residue -> Conv or phase)."""
+    r, strides, split = geo.rank, geo.strides, p.split_axes()
+    plane = math.prod(p.conv_out)
+    phases = [1 if a in split else strides[a] for a in range(r)]
+    s_u, convs = math.prod(phases), math.prod(strides[a] for a in split)
+    per_conv = geo.c_out * s_u * plane
+    tables = [np.arange(batch).reshape([batch] + [1] * (r + 1)) * (convs * per_conv),
+              np.arange(geo.c_out).reshape([geo.c_out] + [1] * r) * (s_u * plane)]
+    for a in range(r):
+        pos = np.arange(p.sizes[a]) + p.starts[a]
+        q, res = pos // strides[a], pos % strides[a]
+        if a in split:  # which Conv: residues of the split axes, the first one slowest
+            step = per_conv * math.prod(strides[b] for b in split if b > a)
+        else:  # which phase within the Conv: residues of the other axes, channel-major
+            step = plane * math.prod(phases[a + 1:])
+        table = q * math.prod(p.conv_out[a + 1:]) + res * step
+        tables.append(table.reshape([-1] + [1] * (r - 1 - a)))
+    return [t.astype(np.int32) for t in tables]
+
+
 def emit_phase(ctx, geo, p: Plan, x, w, bias: np.ndarray | None, etype) -> str:
-    """Conv -> DepthToSpace (3-D: Transpose, Reshape, DepthToSpace, Reshape, Transpose, Reshape;
-    otherwise Reshape, Transpose, Reshape) [-> Slice]."""
+    """One Conv per combination of residues of the split axes [-> Concat] -> GatherElements
+    (a folded index); a single Conv may instead take -> DepthToSpace (3-D: Transpose, Reshape,
+    DepthToSpace, Reshape, Transpose, Reshape; otherwise Reshape, Transpose, Reshape) [-> Slice]."""
     b, r, s = ctx.b, geo.rank, list(geo.strides)
-    bname = None if bias is None else b.add_initializer(bias, etype, f"{b.layer_name}/bias")
-    inputs = [x, phase_filters(ctx, geo, p, w)] + ([bname] if bname else [])
-    y = b.Conv(*inputs, group=geo.groups, kernel_shape=list(p.taps), dilations=list(geo.dilations),
-               pads=list(p.pads_begin) + list(p.pads_end), strides=[1] * r)
-    if p.phases > 1:
+    split = p.split_axes()
+    phases = [1 if a in split else s[a] for a in range(r)]
+    bname = None if bias is None else b.add_initializer(np.repeat(bias, math.prod(phases)), etype,
+                                                        f"{b.layer_name}/bias")
+    outs = []
+    for combo in itertools.product(*(range(s[a]) for a in split)):
+        residues = dict(zip(split, combo))
+        taps = [p.taps[a][residues.get(a, 0)] for a in range(r)]
+        pads = [(m - 1) * d - q0 for m, d, q0 in zip(taps, geo.dilations, p.q0)] + list(p.pads_end)
+        inputs = [x, phase_filters(ctx, geo, w, residues, taps, phases)] + ([bname] if bname else [])
+        outs.append(b.Conv(*inputs, group=geo.groups, kernel_shape=taps, dilations=list(geo.dilations),
+                           pads=pads, strides=[1] * r))
+    y = outs[0] if len(outs) == 1 else b.Concat(*outs, axis=1)
+    if p.gather:
+        batch = x.shape[0]
+        index = folded_sum(b, gather_index(geo, p, batch), np.int32, "phase_index")
+        flat = b.GatherElements(b.Reshape(y, i64(b, [-1])), b.Reshape(index, i64(b, [-1])), axis=0)
+        return b.Reshape(flat, i64(b, [batch, geo.c_out, *p.sizes]))
+    if math.prod(s) > 1:
         y = _interleave(b, y, geo.c_out, s, list(p.conv_out))
     full = [q * st for q, st in zip(p.conv_out, s)]
     if any(p.starts) or list(p.sizes) != full:

@@ -33,6 +33,15 @@ def _interp11(mode, target, calc, shape=(1, 2, 3, 4), **kw):
     return make
 
 
+def _interp11_to_skip(ops):
+    """FPN's "resize to the other map's size": run-time sizes from ShapeOf of a second input."""
+    import openvino.opset11 as o11
+
+    x, skip = param(ops, [1, 2, None, None]), param(ops, [1, 1, None, None], name="skip")
+    sizes = ops.gather(ops.shape_of(skip), const(ops, [2, 3]), const(ops, 0))
+    return [(o11.interpolate(x, sizes, "linear_onnx", "sizes", axes=const(ops, [2, 3])), "y")], [x, skip]
+
+
 def _unary(fn, *args, shape=(2, 3, 4)):
     def make(ops):
         x = param(ops, list(shape))
@@ -140,6 +149,9 @@ CASES = [
          exact=False),
     Case("interpolate11/cubic-scales", I11, ov_build(_interp11("cubic", [1.5, 2.0], "scales", cube_coeff=-0.5)),
          exact=False),
+    Case("interpolate11/linear-run-time-sizes", I11, ov_build(_interp11_to_skip), exact=False,
+         inputs={"x": np.random.default_rng(5).standard_normal((1, 2, 3, 4)).astype(np.float32),
+                 "skip": np.zeros((1, 1, 7, 5), np.float32)}, expect={"y": (1, 2, 7, 5)}),
     Case("prelu/per-channel", ("PReLU", "opset1"), ov_build(_prelu), exact=False, inputs=_normal(shape=(1, 3, 2, 2))),
     Case("elu/alpha", ("Elu", "opset1"), ov_build(_unary("elu", 0.7)), exact=False, inputs=_normal(),
          expect={"y": lambda f: np.where(f["x"] > 0, f["x"], 0.7 * np.expm1(f["x"].astype(np.float64)))}),

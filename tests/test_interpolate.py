@@ -227,3 +227,71 @@ def test_cubic_nhwc_downscaling_is_refused(tmp_path, target, calc, ok):
     else:
         with pytest.raises(UnsupportedLayer, match="NHWC only upsampling"):
             convert(xml)
+
+
+def _check_feeds(xml, feeds, exact, opsets=(14, 17, 18)):
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    ov_out = run_openvino(xml, feeds)[0]
+    for opset in opsets:
+        got = run_onnx(xml, feeds, opset=opset)[0]
+        if exact:
+            assert_bitexact(got, want, f"oracle opset {opset}")
+            assert_bitexact(got, ov_out, f"openvino opset {opset}")
+        else:
+            np.testing.assert_allclose(got, want, **TOL)
+            np.testing.assert_allclose(got, ov_out, **TOL)
+    return want
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "linear", "cubic"])
+@pytest.mark.parametrize("version", [4, 11])
+def test_runtime_sizes_from_another_map(tmp_path, mode, version):
+    """FPN's "resize to the other map's size": sizes = ShapeOf(skip)[2:4] on dynamic spatial dims,
+    known only at run time; up- and downsampling from the same file, at opsets 14, 17 and 18."""
+    x = ov_parameter([1, 3, None, None], np.float32, "x")
+    skip = ov_parameter([1, 2, None, None], np.float32, "skip")
+    sizes = ops.gather(ops.shape_of(skip), _i64([2, 3]), _i64(0))
+    if version == 11:
+        y = o11.interpolate(x, sizes, mode, "sizes", axes=_i64([2, 3]))
+    else:
+        a = dict(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode="half_pixel",
+                 nearest_mode="round_prefer_floor", antialias=False, pads_begin=[0], pads_end=[0], cube_coeff=-0.75)
+        ins = [x.output(0), sizes.output(0), _f32([1.0, 1.0]).output(0), _i64([2, 3]).output(0)]
+        y = NodeFactory("opset4").create("Interpolate", ins, a)
+    xml = ov_save(tmp_path / "m.xml", y, [x, skip])
+    assert "Resize" in [n.op_type for n in convert(xml).graph.node]
+    for xs, ss in (((1, 3, 4, 5), (1, 2, 8, 7)), ((1, 3, 6, 6), (1, 2, 3, 4))):
+        feeds = {"x": _data(xs), "skip": _data(ss)}
+        got = _check_feeds(xml, feeds, exact=mode == "nearest")
+        assert got.shape == (1, 3) + ss[2:]
+
+
+def test_runtime_sizes_without_axes_and_with_pads(tmp_path):
+    """Interpolate-11 without axes (sizes for every dim, from a Parameter) and with pads."""
+    x = ov_parameter([1, 2, 3, 4], np.float32, "x")
+    sizes = ov_parameter([4], np.int32, "sizes")
+    y = o11.interpolate(x, sizes, "nearest", "sizes", pads_begin=[0, 0, 1, 0], pads_end=[0, 0, 0, 2])
+    xml = ov_save(tmp_path / "m.xml", y, [x, sizes])
+    feeds = {"x": _data((1, 2, 3, 4)), "sizes": np.array([1, 2, 7, 3], np.int32)}
+    assert _check_feeds(xml, feeds, exact=True).shape == (1, 2, 7, 3)
+
+
+def test_runtime_scales_are_refused(tmp_path):
+    """OpenVINO sizes a scaled axis as trunc(d * (scale + 1e-6)), ONNX as trunc(d * scale): with
+    scales known only at run time the two cannot be told apart, so the layer is refused."""
+    x = ov_parameter([1, 2, 3, 4], np.float32, "x")
+    scales = ov_parameter([2], np.float32, "scales")
+    xml = ov_save(tmp_path / "m.xml", o11.interpolate(x, scales, "nearest", "scales", axes=_i64([2, 3])),
+                  [x, scales])
+    with pytest.raises(UnsupportedLayer, match="scales known only at run time"):
+        convert(xml)
+
+
+def test_runtime_sizes_respect_the_layout_rules(tmp_path):
+    """Run-time sizes may shrink any listed axis: cubic on NHWC axes is refused (onnxruntime
+    upsamples NHWC only), on NCHW axes accepted."""
+    x = ov_parameter([1, 4, 6, 3], np.float32, "x")
+    sizes = ov_parameter([2], np.int64, "sizes")
+    xml = ov_save(tmp_path / "m.xml", o11.interpolate(x, sizes, "cubic", "sizes", axes=_i64([1, 2])), [x, sizes])
+    with pytest.raises(UnsupportedLayer, match="NHWC only upsampling"):
+        convert(xml)

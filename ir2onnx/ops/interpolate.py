@@ -1,4 +1,5 @@
-"""Interpolate-4 and Interpolate-11 with constant sizes / scales / axes -> (Pad), Resize.
+"""Interpolate-4 and Interpolate-11 with constant scales and axes, constant or run-time sizes ->
+(Pad), Resize.
 
 OpenVINO's modes map onto ONNX Resize exactly where the two define the same function:
 nearest (round_prefer_floor, round_prefer_ceil, floor, ceil), linear_onnx and linear (without
@@ -7,8 +8,10 @@ outside the input are dropped and the weights renormalised, which equals ONNX's 
 cubic (cube_coeff -> cubic_coeff_a, exclude_outside=0: indices clamped to the edge). The
 coordinate transformations half_pixel, pytorch_half_pixel, asymmetric and align_corners are
 ONNX's. Refused: antialias, the Pillow modes, tf_half_pixel_for_nn (ONNX Resize-13+ dropped it),
-nearest_mode=simple, negative pads, and scales whose output size OpenVINO computes differently
-from ONNX (OpenVINO: trunc(d * (scale + 1e-6)), ONNX: trunc(d * scale)).
+nearest_mode=simple, negative pads, scales whose output size OpenVINO computes differently
+from ONNX (OpenVINO: trunc(d * (scale + 1e-6)), ONNX: trunc(d * scale)) and, for that reason,
+scales known only at run time. Run-time sizes (FPN's "resize to the other map's size") go to
+Resize's sizes input; every listed axis is then assumed to move (onnxruntime's layout rules).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ..lowering.shapes import as_int64, i64
 from .shape_ops import const_ints
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
@@ -114,21 +117,28 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     begins, ends = _pads(layer, rank)
     padded = [None if d is None else d + b + e for d, b, e in zip(x.shape, begins, ends)]
     g = ctx.b
+    sizes = None
     if use_scales:
         scales = _scales(layer, scales_v, axes, padded)
-    else:
+    elif size_v.is_const:
         sizes = const_ints(layer, size_v, "sizes")
         if len(sizes) < len(axes):
             raise InvalidLayer(layer, f"{len(sizes)} sizes for {len(axes)} axes")
         sizes = sizes[:len(axes)]
         if min(sizes, default=1) < 0:
             raise InvalidLayer(layer, f"sizes {sizes} must not be negative")
+    else:
+        sizes = _runtime_sizes(layer, g, size_v, len(axes))
     data = x
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
-    moving = [a for i, a in enumerate(axes) if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
-    shrinking = {a for i, a in enumerate(axes) if a in moving and (
-        scales[i] < 1 if use_scales else padded[a] is None or sizes[i] < padded[a])}
+    if isinstance(sizes, str):  # known at run time: any of the axes may grow or shrink
+        moving, shrinking = list(axes), set(axes)
+    else:
+        moving = [a for i, a in enumerate(axes)
+                  if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
+        shrinking = {a for i, a in enumerate(axes) if a in moving and (
+            scales[i] < 1 if use_scales else padded[a] is None or sizes[i] < padded[a])}
     _check_ort_layout(layer, mode, rank, moving, shrinking)
     squeeze = mode != "nearest" and rank == 1  # onnxruntime interpolates 2-D, not 1-D
     if squeeze:
@@ -146,7 +156,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
         if use_scales:
             out = g.Resize(data, None, g.const(scales, np.float32, "scales"), **attrs)
         else:
-            out = g.Resize(data, None, None, i64(g, sizes, "sizes"), **attrs)
+            out = g.Resize(data, None, None, sizes if isinstance(sizes, str) else i64(g, sizes, "sizes"), **attrs)
     elif use_scales:
         full = np.ones(len(padded), np.float32)  # the rank after the 1-D Unsqueeze
         full[axes] = scales
@@ -173,8 +183,26 @@ def _check_ort_layout(layer, mode: str, rank: int, moving: list[int], shrinking=
                                          " layouts, NHWC only upsampling)"))
 
 
+def _runtime_sizes(layer, g, size_v, count: int) -> str:
+    """The int64 name of sizes known only at run time (their first ``count`` values)."""
+    if not size_v.etype.is_integer or size_v.shape is None or len(size_v.shape) != 1 or size_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "run-time sizes must be a 1-D integer tensor of known length")
+    if size_v.shape[0] < count:
+        raise InvalidLayer(layer, f"{size_v.shape[0]} sizes for {count} axes")
+    sizes = as_int64(g, size_v)
+    if size_v.shape[0] > count:
+        sizes = g.Slice(sizes, i64(g, [0]), i64(g, [count]), i64(g, [0]))
+    return sizes
+
+
 def _full_sizes(g, data, padded, axes, sizes) -> str:
     """The sizes of every dim: ``sizes`` on ``axes``, the (padded) input's dims elsewhere."""
+    if isinstance(sizes, str):  # run-time sizes: each axis picks its value, the rest come from the data
+        mask = np.zeros(len(padded), bool)
+        mask[axes] = True
+        pick = np.zeros(len(padded), np.int64)
+        pick[axes] = np.arange(len(axes))
+        return g.Where(g.const(mask, np.bool_, "mask"), g.Gather(sizes, i64(g, pick, "pick"), axis=0), g.Shape(data))
     full = list(padded)
     for axis, s in zip(axes, sizes):
         full[axis] = s

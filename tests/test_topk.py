@@ -81,3 +81,78 @@ def test_k_too_large(tmp_path):
     w.result(outs[1])
     with pytest.raises(InvalidLayer, match="tk.*k=4 exceeds"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+# -- TopK-1 and TopK-3 ----------------------------------------------------------------------------
+import openvino.opset1 as o1  # noqa: E402
+import openvino.opset3 as o3  # noqa: E402
+
+OLD = {"opset1": o1.topk, "opset3": o3.topk}
+
+
+def _old_ir(tmp_path, version, shape, k, axis, mode, sort, itype="i32", dtype=np.float32, k_type=np.int64):
+    x = ov_parameter(shape, dtype, "x")
+    args = (itype,) if version == "opset3" else ()
+    t = OLD[version](x, ops.constant(k_type(k)), axis, mode, sort, *args)
+    xml = ov_save(tmp_path / "t.xml", [t.output(0), t.output(1)], [x])
+    assert f'version="{version}"' in xml.read_text() and 'type="TopK"' in xml.read_text()
+    return xml
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset3"])
+@pytest.mark.parametrize("sort", ["value", "index", "none"])
+@pytest.mark.parametrize("mode", ["max", "min"])
+def test_old_versions_modes(tmp_path, version, mode, sort):
+    xml = _old_ir(tmp_path, version, [3, 5, 4], 3, -2, mode, sort)
+    x = _data((3, 5, 4))
+    values, indices = _check(xml, x, sort)
+    assert indices.dtype == np.int32  # the default index_element_type
+    assert_bitexact(values, np.take_along_axis(x, indices.astype(np.int64), axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float16, np.float64])
+def test_topk3_types_i32_k_and_i64_indices(tmp_path, dtype):
+    xml = _old_ir(tmp_path, "opset3", [2, 7], 4, 1, "min", "value", "i64", dtype, k_type=np.int32)
+    values, indices = _check(xml, _data((2, 7), dtype), "value")
+    assert indices.dtype == np.int64 and values.dtype == dtype
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset3"])
+def test_old_versions_small_ties_match_openvino(tmp_path, version):
+    """On a short slice OpenVINO picks and orders equal values by the smaller index, as we do."""
+    xml = _old_ir(tmp_path, version, [1, 20], 5, 1, "min", "index")
+    x = np.array([[1, 3, 3, 0, 3, 1, 3, 3, 1, 1, 3, 0, 3, 3, 3, 1, 1, 1, 1, 1]], np.float32)
+    values, indices = _check(xml, x, "index")
+    assert indices.tolist() == [[0, 3, 5, 8, 11]]
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset3"])
+@pytest.mark.parametrize("sort", ["value", "index", "none"])
+def test_old_versions_many_ties(tmp_path, version, sort):
+    """Many equal values: TopK-1/-3 leave open which are picked and in what order. Ours is the
+    stable choice (the oracle's, bit for bit); OpenVINO's CPU plugin picks others here, so with it
+    only the multiset of values (and the values themselves for sort=value) is compared."""
+    xml = _old_ir(tmp_path, version, [2, 300], 100, 1, "max", sort)
+    x = np.random.default_rng(2).integers(0, 5, (2, 300)).astype(np.float32)
+    got = run_onnx(xml, {"x": x})
+    want = list(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())
+    for g, w in zip(got, want):
+        assert_bitexact(g, w, "oracle")
+    values, indices = got
+    ov_values, ov_indices = run_openvino(xml, {"x": x})
+    assert_bitexact(values, np.take_along_axis(x, indices.astype(np.int64), axis=1))
+    assert all(len(set(row)) == 100 for row in indices.tolist())
+    assert_bitexact(np.sort(values, axis=1), np.sort(ov_values, axis=1), "value multiset")
+    if sort == "value":
+        assert_bitexact(values, ov_values, "values")
+
+
+def test_old_version_float_k_is_invalid(tmp_path):
+    w = IRWriter()
+    x = w.parameter([2, 3], "f32", "x")
+    outs = w.layer("TopK", "opset3", [x, w.const(np.array(2, np.float32))],
+                   {"axis": 1, "mode": "max", "sort": "value"}, [("f32", [2, 2]), ("i32", [2, 2])], name="tk3")
+    w.result(outs[0])
+    w.result(outs[1])
+    with pytest.raises(InvalidLayer, match="tk3.*integer type"):
+        convert(w.save(tmp_path / "bad.xml"))

@@ -1,9 +1,15 @@
-"""TopK-11 with a constant k: values and indices along one axis.
+"""TopK-1, TopK-3 and TopK-11 with a constant k: values and indices along one axis.
 
 mode max/min -> TopK(largest=1/0, sorted=1); sort=index re-sorts the k picked elements by their
 index (TopK of the indices, smallest first, then GatherElements of the values); sort=none keeps
 the value order. onnxruntime breaks ties by the smaller index, which is OpenVINO's stable order.
 Indices are int64 in ONNX: Cast to i32 for index_element_type=i32; f16 data goes through f32.
+
+TopK-1 and TopK-3 do not define which of equal values are picked or their order (TopK-11 adds
+``stable``). All three versions give the stable order here (smaller index first, onnxruntime's
+TopK). OpenVINO's CPU plugin does the same on small slices but not in general (measured with
+OpenVINO 2026.4: [1, 300] with k=100 and five distinct values picks other indices), so with ties
+only the values of sort=value/none are comparable with OpenVINO.
 """
 from __future__ import annotations
 
@@ -15,9 +21,26 @@ from .shape_ops import const_ints, normalize_axis
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 
 
+@lowers("TopK", "opset1")
+def topk1(ctx, layer, inputs):
+    """TopK-1 (data, k) -> TopK (sort=index: TopK, GatherElements; Cast for i32 indices)."""
+    return topk(ctx, layer, inputs)
+
+
+@lowers("TopK", "opset3")
+def topk3(ctx, layer, inputs):
+    """TopK-3 (data, k) -> TopK (sort=index: TopK, GatherElements; Cast for i32 indices)."""
+    return topk(ctx, layer, inputs)
+
+
 @lowers("TopK", "opset11")
 def topk11(ctx, layer, inputs):
     """TopK-11 (data, k) -> TopK (sort=index: TopK, GatherElements; Cast for i32 indices)."""
+    return topk(ctx, layer, inputs)
+
+
+def topk(ctx, layer, inputs):
+    """The shared lowering: constant k, ties by the smaller index (onnxruntime's order)."""
     x, k_v = inputs
     name = x.etype.name if x.etype else "?"
     if name not in TYPES:
@@ -27,6 +50,8 @@ def topk11(ctx, layer, inputs):
     if x.rank == 0:
         raise InvalidLayer(layer, "TopK needs data of rank >= 1")
     axis = normalize_axis(layer, int(layer.attrs["axis"]), x.rank)
+    if k_v.etype is not None and not k_v.etype.is_integer:
+        raise InvalidLayer(layer, f"k must be of an integer type, got {k_v.etype.name}")
     ks = const_ints(layer, k_v, "k")
     if len(ks) != 1 or ks[0] < 0:
         raise InvalidLayer(layer, f"k must be one non-negative value, got {ks}")

@@ -1,6 +1,7 @@
-"""Oracle of TopK-11 from the spec: per slice along the axis, order the positions by value
+"""Oracle of TopK-1, -3 and -11 from the spec: per slice along the axis, order the positions by value
 (descending for max, ascending for min; ties by the smaller index, the stable order), keep k,
-then order them by index for sort=index."""
+then order them by index for sort=index. TopK-1/-3 leave the choice and order of equal values
+open; the stable order is one valid choice, and it is the lowering's."""
 from __future__ import annotations
 
 import itertools
@@ -11,6 +12,8 @@ from ..errors import InvalidLayer
 from .registry import oracle
 
 
+@oracle("TopK", "opset1")
+@oracle("TopK", "opset3")
 @oracle("TopK", "opset11")
 def topk11(layer, inputs):
     x, k = inputs

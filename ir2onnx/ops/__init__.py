@@ -31,6 +31,7 @@ from . import modulo  # noqa: F401  FloorMod, Mod, SquaredDifference
 from . import norms  # noqa: F401  ReduceL1-4, ReduceL2-4, NormalizeL2-1
 from . import cumsum  # noqa: F401  CumSum-3
 from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)
+from . import fake_quantize  # noqa: F401  FakeQuantize-1
 from . import unary2  # noqa: F401  HSigmoid, SoftSign, Selu, Sign, Round
 from . import trig  # noqa: F401  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 from . import shuffle_channels  # noqa: F401  ShuffleChannels-1

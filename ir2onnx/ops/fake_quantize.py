@@ -1,0 +1,137 @@
+"""FakeQuantize-1, the layer of every NNCF / POT INT8 IR, lowered to match OpenVINO's CPU plugin.
+
+Measured with OpenVINO 2026.4 (CPU, f32 inference precision):
+
+* Constant ranges (the usual case) run the CPU quantization kernel, whose scales are computed once
+  in f32: ``isc = (L-1)/(ih-il)``, ``ish = -il*(L-1)/(ih-il)``, ``osc = (oh-ol)/(L-1)``,
+  ``osh = ol``, and per element ``y = max(min(x, ih), il)``, ``q = round_half_even(fma(y, isc,
+  ish))``, ``out = fma(q, osc, osh)``. ONNX has no fused multiply-add, so the chain computes the
+  two multiply-adds in f64 (the product of two f32 numbers is exact there) and casts to f32 once,
+  which reproduces the fma: Cast(f64), Min, Max, Mul, Add, Cast(f32), Round, Cast(f64), Mul, Sub
+  (``osh - q*(-osc)``, which onnxruntime cannot drop as a no-op), Cast. The level ``q`` (ties to even included) is then bit-exact; the output is bit-exact where
+  OpenVINO runs the kernel as is (e.g. levels 2 and 16). For levels 255/256 OpenVINO's
+  low-precision transformations re-derive the output scale and shift through an integer range
+  (u8/i8), so its outputs there differ from the kernel formula by at most a few f32 ulps
+  (relative 1e-6), never by a level.
+* Degenerate ranges follow the spec text, not OpenVINO: with ``il > ih`` OpenVINO's kernel clamps
+  every element to ``il`` and gives ``ol``, with ``il == ih`` it gives NaN everywhere
+  (inf * il - inf), where the spec defines ``ol`` for ``x <= min(il, ih)``, ``oh`` above
+  ``max(il, ih)`` and the formula between (README: Where OpenVINO's runtime differs from the
+  spec). Constant ranges with any ``il >= ih`` therefore take the run-time chain below.
+* Ranges known only at run time take OpenVINO's other path, the spec text in f32:
+  ``where(x <= min(il, ih), ol, where(x > max(il, ih), oh, round((x-il)/(ih-il)*(L-1))/(L-1)*
+  (oh-ol)+ol))``, bit-exact with OpenVINO.
+
+f16 / bf16 / f64 data are computed in f32 like OpenVINO's CPU plugin and cast back.
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from .shape_ops import foldable
+
+_FLOATS = ("f32", "f16", "bf16", "f64")
+_F32, _F64 = TensorProto.FLOAT, TensorProto.DOUBLE
+_RANGES = ("input_low", "input_high", "output_low", "output_high")
+
+
+def _check(layer, inputs) -> int:
+    """Validate like OpenVINO's shape inference; returns ``levels``."""
+    levels = layer.attrs["levels"]
+    if levels < 2:
+        raise InvalidLayer(layer, f"levels={levels}: FakeQuantize needs levels >= 2")
+    x = inputs[0]
+    if x.etype.name not in _FLOATS:
+        raise InvalidLayer(layer, f"X has element type {x.etype.name}; FakeQuantize needs a floating type")
+    mode = layer.attrs["auto_broadcast"]
+    if mode == "pdpd":
+        raise UnsupportedLayer(layer, "auto_broadcast='pdpd' is not supported (only 'numpy' and 'none')")
+    for name, r in zip(_RANGES, inputs[1:]):
+        if r.etype != x.etype:
+            raise InvalidLayer(layer, f"{name} has element type {r.etype.name}, X has {x.etype.name}")
+        if x.shape is None or r.shape is None:
+            continue
+        if mode == "none":
+            if len(r.shape) != len(x.shape) or any(a is not None and b is not None and a != b
+                                                  for a, b in zip(x.shape, r.shape)):
+                raise InvalidLayer(layer, f"auto_broadcast='none': {name} shape {list(r.shape)} "
+                                          f"differs from X shape {list(x.shape)}")
+            continue
+        for a, b in zip(reversed(x.shape), reversed(r.shape)):
+            if a is not None and b is not None and a != b and 1 not in (a, b):
+                raise InvalidLayer(layer, f"{name} shape {list(r.shape)} does not broadcast to "
+                                          f"X shape {list(x.shape)} (numpy rules)")
+    return levels
+
+
+def kernel_params(il, ih, ol, oh, levels: int) -> tuple[np.ndarray, ...]:
+    """OpenVINO CPU's crop/scale/shift tensors, computed in f32 the way its kernel does."""
+    il, ih, ol, oh = (np.asarray(v).astype(np.float32) for v in (il, ih, ol, oh))
+    l1 = np.float32(levels - 1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        isc = l1 / (ih - il)
+        ish = (-il * l1) / (ih - il)
+        osc = (oh - ol) / l1
+    return ih, il, isc, ish, osc, ol
+
+
+def kernel_fold(x: np.ndarray, params) -> np.ndarray:
+    """The constant-range chain in NumPy (the same f64 steps as the ONNX nodes), in f32."""
+    ch, cl, isc, ish, osc, osh = (p.astype(np.float64) for p in params)
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = np.maximum(np.minimum(x.astype(np.float32).astype(np.float64), ch), cl)
+        q = np.rint((y * isc + ish).astype(np.float32))
+        return (q.astype(np.float64) * osc + osh).astype(np.float32)
+
+
+def _to_f32(ctx, v):
+    return v if v.etype.name == "f32" else ctx.b.Cast(v, to=_F32)
+
+
+def _kernel_chain(ctx, x, params) -> str:
+    b = ctx.b
+    ch, cl, isc, ish, osc, osh = params
+    # osh - q*(-osc) == q*osc + osh bit for bit, and onnxruntime's no-op elimination (which drops
+    # an Add of 0 and keeps a -0.0 that OpenVINO's fma turns into +0.0) leaves Sub(osh, .) alone
+    ch, cl, isc, ish, nosc, osh = (b.const(p.astype(np.float64), np.float64, "fq_param")
+                                   for p in (ch, cl, isc, ish, -osc, osh))
+    xd = b.Cast(x if x.etype.name != "f64" else b.Cast(x, to=_F32), to=_F64)  # f16/bf16 -> f64 is exact
+    y = b.Max(b.Min(xd, ch), cl)
+    q = b.Round(b.Cast(b.Add(b.Mul(y, isc), ish), to=_F32))
+    return b.Cast(b.Sub(osh, b.Mul(b.Cast(q, to=_F64), nosc)), to=_F32)
+
+
+def _spec_chain(ctx, x, ranges, levels: int) -> str:
+    b = ctx.b
+    xf = _to_f32(ctx, x)
+    il, ih, ol, oh = (_to_f32(ctx, r) for r in ranges)
+    l1 = b.const(np.float32(levels - 1), np.float32, "levels_minus_1")
+    q = b.Round(b.Mul(b.Div(b.Sub(xf, il), b.Sub(ih, il)), l1))
+    v = b.Add(b.Mul(b.Div(q, l1), b.Sub(oh, ol)), ol)
+    inner = b.Where(b.Greater(xf, b.Max(il, ih)), oh, v)
+    return b.Where(b.LessOrEqual(xf, b.Min(il, ih)), ol, inner)
+
+
+@lowers("FakeQuantize", "opset1")
+def fake_quantize(ctx, layer, inputs):
+    """FakeQuantize-1 (X, input_low, input_high, output_low, output_high) -> constant ranges:
+    Cast, Min, Max, Mul, Add, Cast, Round, Cast, Mul, Sub, Cast (scales folded at convert time);
+    run-time ranges: Sub, Div, Mul, Round, Div, Mul, Add, Min, Max, LessOrEqual, Greater, Where.
+    Folded entirely when X is a small constant too."""
+    levels = _check(layer, inputs)
+    x, ranges = inputs[0], inputs[1:]
+    etype = x.etype
+    out_type = ctx.onnx_type(layer, etype)
+    degenerate = all(r.is_const for r in ranges) and bool(np.any(
+        np.asarray(ranges[0].value(), np.float64) >= np.asarray(ranges[1].value(), np.float64)))
+    if all(r.is_const for r in ranges) and not degenerate:
+        params = kernel_params(*(r.value() for r in ranges), levels)
+        if foldable(x):
+            return [kernel_fold(x.value(), params).astype(etype.numpy)]
+        out = _kernel_chain(ctx, x, params)
+    else:
+        out = _spec_chain(ctx, x, ranges, levels)
+    return [out if etype.name == "f32" else ctx.b.Cast(out, to=out_type)]

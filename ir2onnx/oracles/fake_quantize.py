@@ -1,0 +1,64 @@
+"""Oracle of FakeQuantize-1 from the spec text, element by element in float64:
+
+    x <= min(il, ih)  -> ol
+    x >  max(il, ih)  -> oh
+    else              -> round((x - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) + ol
+
+with round half to even. The ranges broadcast to X by numpy rules (``auto_broadcast='none'``:
+equal shapes). OpenVINO's CPU plugin deviates from this text for il > ih (always ol) and
+il == ih (NaN); see :mod:`ir2onnx.ops.fake_quantize`.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from .registry import oracle
+
+
+def _out_shape(layer, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    mode = layer.attrs.get("auto_broadcast", "numpy")
+    if mode == "none":
+        if any(s != shapes[0] for s in shapes):
+            raise InvalidLayer(layer, f"auto_broadcast='none' needs equal shapes, got {shapes}")
+        return shapes[0]
+    if mode != "numpy":
+        raise UnsupportedLayer(layer, f"auto_broadcast='{mode}'")
+    rank = max(len(s) for s in shapes)
+    out = [1] * rank
+    for s in shapes:
+        for i, d in enumerate((1,) * (rank - len(s)) + tuple(s)):
+            if d != out[i] and 1 not in (d, out[i]):
+                raise InvalidLayer(layer, f"range shapes {shapes[1:]} do not broadcast to X {shapes[0]}")
+            out[i] = max(out[i], d) if d != 1 else out[i]
+    return tuple(out)
+
+
+def _at(a: np.ndarray, pos: tuple[int, ...]) -> float:
+    pos = pos[len(pos) - a.ndim:]
+    return float(a[tuple(0 if d == 1 else p for d, p in zip(a.shape, pos))])
+
+
+@oracle("FakeQuantize", "opset1")
+def fake_quantize(layer, inputs):
+    levels = int(layer.attrs["levels"])
+    if levels < 2:
+        raise InvalidLayer(layer, f"levels={levels}: FakeQuantize needs levels >= 2")
+    x = inputs[0]
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        raise InvalidLayer(layer, "X must be a floating-point tensor")
+    shape = _out_shape(layer, [a.shape for a in inputs])
+    out = np.empty(shape, np.float64)
+    steps = levels - 1
+    for pos in itertools.product(*[range(d) for d in shape]):
+        v, il, ih, ol, oh = (_at(a, pos) for a in inputs)
+        if v <= min(il, ih):
+            out[pos] = ol
+        elif v > max(il, ih):
+            out[pos] = oh
+        else:
+            level = np.rint((v - il) / (ih - il) * steps)  # round half to even
+            out[pos] = level / steps * (oh - ol) + ol
+    return [out.astype(x.dtype)]

@@ -1,0 +1,45 @@
+"""Selftest cases of FakeQuantize-1 (NNCF / POT INT8 IRs): per-tensor and per-channel ranges and
+the NNCF Convolution pattern. Compared within the per-type tolerances of :mod:`ir2onnx.compare`
+(the lowering follows OpenVINO's CPU kernel, the oracle the spec text in float64)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .selftest_cases import Case, ov_build, param
+
+FQ = ("FakeQuantize", "opset1")
+
+
+def _c(ops, v):
+    return ops.constant(np.asarray(v, np.float32))
+
+
+def _per_tensor(ops):
+    x = param(ops, [1, 3, 4, 4])
+    return [(ops.fake_quantize(x, _c(ops, 0.0), _c(ops, 4.0), _c(ops, 0.0), _c(ops, 40.0), 5), "y")], [x]
+
+
+def _per_channel(ops):
+    x = param(ops, [2, 3, 2, 5])
+    il, ih = np.array([-1.0, -0.7, 0.0]).reshape(1, 3, 1, 1), np.array([1.0, 1.3, 2.55]).reshape(1, 3, 1, 1)
+    return [(ops.fake_quantize(x, _c(ops, il), _c(ops, ih), _c(ops, il), _c(ops, ih), 16), "y")], [x]
+
+
+def _nncf_conv(ops):
+    x = param(ops, [1, 3, 6, 6])
+    fq_x = ops.fake_quantize(x, _c(ops, 0.0), _c(ops, 2.55), _c(ops, 0.0), _c(ops, 2.55), 256)
+    w = np.random.default_rng(7).standard_normal((2, 3, 3, 3))
+    lim = np.abs(w).max(axis=(1, 2, 3), keepdims=True)
+    fq_w = ops.fake_quantize(_c(ops, w), _c(ops, -lim), _c(ops, lim), _c(ops, -lim), _c(ops, lim), 255)
+    return [(ops.convolution(fq_x, fq_w, [1, 1], [0, 0], [0, 0], [1, 1]), "y")], [x]
+
+
+CASES = [
+    Case("fakequantize/per-tensor-ties", FQ, ov_build(_per_tensor), exact=False,
+         inputs={"x": (np.arange(48, dtype=np.float32).reshape(1, 3, 4, 4) - 8) / 8},
+         expect={"y": lambda f: np.clip(np.rint(f["x"]), 0, 4) * 10}),
+    Case("fakequantize/per-channel-16-levels", FQ, ov_build(_per_channel), exact=False,
+         inputs=lambda rng: {"x": rng.uniform(-2, 3, (2, 3, 2, 5)).astype(np.float32)}),
+    Case("fakequantize/nncf-convolution", FQ, ov_build(_nncf_conv), exact=False,
+         inputs=lambda rng: {"x": rng.uniform(-0.5, 3, (1, 3, 6, 6)).astype(np.float32)}, expect={"y": (1, 2, 4, 4)}),
+]

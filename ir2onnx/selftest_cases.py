@@ -178,12 +178,14 @@ def all_cases() -> list[Case]:
     from . import selftest_nn3
     from . import selftest_quant
     from . import selftest_misc
+    from . import selftest_move2
 
     cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
     cases += selftest_nn2.CASES
     cases += selftest_nn3.CASES
     cases += selftest_quant.CASES
     cases += selftest_misc.CASES
+    cases += selftest_move2.CASES
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

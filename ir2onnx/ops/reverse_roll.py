@@ -1,0 +1,125 @@
+"""Reverse-1 -> Slice(step -1) and Roll-7 -> Slice, Slice, Concat per axis. Both only move data
+(Slice and Concat keep every bit, f16 signalling NaNs included)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
+
+INT64_MIN = np.iinfo(np.int64).min
+FOLD_ELEMENTS = 4096
+
+
+def _small_const(x) -> bool:
+    return x.is_const and x.shape is not None and all(d is not None for d in x.shape) \
+        and int(np.prod(x.shape)) <= FOLD_ELEMENTS
+
+
+@lowers("Reverse", "opset1")
+def reverse1(ctx, layer, inputs):
+    """Reverse-1 (data, axis; mode index|mask) -> Slice(starts -1, ends INT64_MIN, steps -1) over
+    the reversed axes (negative and repeated indices allowed, as OpenVINO does)."""
+    data, axes_v = inputs
+    if data.rank is None:
+        raise UnsupportedLayer(layer, "Reverse needs data of known rank")
+    if not axes_v.is_const:
+        raise UnsupportedLayer(layer, "run-time reversed axes are not supported (they must be a constant)")
+    ctx.onnx_type(layer, data.etype)
+    values = np.asarray(axes_v.value())
+    if values.ndim > 1:
+        raise InvalidLayer(layer, f"axis must be a 1-D tensor, got shape {values.shape}")
+    values = values.reshape(-1)
+    if layer.attrs["mode"] == "mask":
+        if values.size != data.rank:
+            raise InvalidLayer(layer, f"mask mode needs {data.rank} values (the data rank), got {values.size}")
+        axes = [i for i, flag in enumerate(values) if flag]
+    else:
+        if values.dtype.kind not in "iu":
+            raise InvalidLayer(layer, f"index mode needs integer axes, got {values.dtype}")
+        if values.size > data.rank:
+            raise InvalidLayer(layer, f"{values.size} axes given for rank {data.rank}")
+        bad = [int(a) for a in values if not -data.rank <= int(a) < data.rank]
+        if bad:
+            raise InvalidLayer(layer, f"axes {bad} are out of range for rank {data.rank}")
+        axes = sorted({int(a) % data.rank for a in values})
+    if not axes:
+        return [data]
+    if _small_const(data):
+        return [np.ascontiguousarray(np.flip(data.value(), tuple(axes)))]
+    g, n = ctx.b, len(axes)
+    return [g.Slice(data, i64(g, [-1] * n), i64(g, [INT64_MIN] * n), i64(g, axes), i64(g, [-1] * n))]
+
+
+def _shift_terms(ctx, layer, shift_v, n_axes):
+    """One entry per listed axis: an int (constant shift) or an int64 [1] tensor name."""
+    if shift_v.rank is None or shift_v.rank > 1:
+        raise InvalidLayer(layer, "shift must be a scalar or a 1-D tensor")
+    if shift_v.rank == 1 and shift_v.shape[0] is not None and shift_v.shape[0] != n_axes:
+        raise InvalidLayer(layer, f"shift has {shift_v.shape[0]} values but axes has {n_axes}")
+    if shift_v.is_const:
+        flat = np.asarray(shift_v.value()).astype(np.int64).reshape(-1)
+        return [int(flat[0])] * n_axes if shift_v.rank == 0 else [int(s) for s in flat]
+    g = ctx.b
+    s = g.Reshape(as_int64(g, shift_v), i64(g, [-1]))
+    if shift_v.rank == 0:
+        return [s] * n_axes
+    if shift_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "a run-time shift of unknown length is not supported")
+    return [g.Slice(s, i64(g, [j]), i64(g, [j + 1])) for j in range(n_axes)]
+
+
+@lowers("Roll", "opset7")
+def roll7(ctx, layer, inputs):
+    """Roll-7 (data, shift, axes) -> per axis with a non-zero shift s (repeated axes add up,
+    s taken modulo the dim d): Concat(Slice(x, d - s, d), Slice(x, 0, d - s)). Constant shifts
+    on static dims are folded into the Slice bounds; otherwise Mod/Sub compute them at run time."""
+    data, shift_v, axes_v = inputs
+    if data.rank is None or data.rank == 0:
+        raise UnsupportedLayer(layer, "Roll needs data of known rank >= 1")
+    if not axes_v.is_const:
+        raise UnsupportedLayer(layer, "run-time roll axes are not supported (they must be a constant)")
+    ctx.onnx_type(layer, data.etype)
+    for v, what in ((shift_v, "shift"), (axes_v, "axes")):
+        if v.etype.numpy is None or np.dtype(v.etype.numpy).kind not in "iu":
+            raise InvalidLayer(layer, f"{what} must be i32 or i64, got {v.etype.name}")
+    axes_raw = np.asarray(axes_v.value()).astype(np.int64).reshape(-1)
+    if np.asarray(axes_v.value()).ndim > 1:
+        raise InvalidLayer(layer, "axes must be a scalar or a 1-D tensor")
+    r = data.rank
+    bad = [int(a) for a in axes_raw if not -r <= a < r]
+    if bad:
+        raise InvalidLayer(layer, f"axes {bad} are out of range for rank {r}")
+    terms = _shift_terms(ctx, layer, shift_v, len(axes_raw))
+    g = ctx.b
+    per_axis: dict[int, object] = {}
+    for a, s in zip(axes_raw, terms):
+        a = int(a) % r
+        old = per_axis.get(a, 0)
+        if isinstance(old, int) and isinstance(s, int):
+            per_axis[a] = old + s
+        else:
+            per_axis[a] = g.Add(i64(g, [old]) if isinstance(old, int) else old, i64(g, [s]) if isinstance(s, int) else s)
+    if _small_const(data) and all(isinstance(s, int) for s in per_axis.values()):
+        out = data.value()
+        for a, s in per_axis.items():
+            out = np.roll(out, s, axis=a)
+        return [np.ascontiguousarray(out)]
+    x = data
+    for a, s in sorted(per_axis.items()):
+        d = data.shape[a]
+        if isinstance(s, int) and d is not None:
+            s %= max(d, 1)
+            if s == 0:
+                continue
+            split = i64(g, [d - s])
+        else:
+            dim = dims_of(g, data, a, a + 1)
+            shift = i64(g, [s]) if isinstance(s, int) else s
+            split = g.Sub(dim, g.Mod(shift, g.Max(dim, i64(g, [1]))))  # Mod: sign of the divisor
+        axis = i64(g, [a])
+        tail = g.Slice(x, split, i64(g, [INT64_MAX]), axis)
+        head = g.Slice(x, i64(g, [0]), split, axis)
+        x = ctx.b.Concat(tail, head, axis=a)
+    return [x]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from ..lowering.builder import Value
+from ..lowering.builder import LazyValue, Value
 from ..lowering.registry import lowers
 from ..oracles.core import convert_array
 
@@ -86,4 +86,8 @@ def convert(ctx, layer, inputs):
     ctx.onnx_type(layer, x.etype)
     # a Value, not a bare name: OpenVINO sometimes writes the source precision on the output port
     # of a decompression Convert; destination_type is the truth
-    return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=ctx.onnx_type(layer, dst)))]
+    to = ctx.onnx_type(layer, dst)
+    if x.is_const:  # lazy: a consumer that reads the Const itself (RNN weights reordered at
+        # convert time) leaves no dead Cast and no second copy of the weights in the file
+        return [LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))]
+    return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=to))]

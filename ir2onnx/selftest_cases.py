@@ -179,6 +179,7 @@ def all_cases() -> list[Case]:
     from . import selftest_quant
     from . import selftest_misc
     from . import selftest_move2
+    from . import selftest_rnn
 
     cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
     cases += selftest_nn2.CASES
@@ -186,6 +187,7 @@ def all_cases() -> list[Case]:
     cases += selftest_quant.CASES
     cases += selftest_misc.CASES
     cases += selftest_move2.CASES
+    cases += selftest_rnn.CASES
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

@@ -29,5 +29,6 @@ from . import fake_quantize  # noqa: F401  FakeQuantize-1
 from . import unary2  # noqa: F401  HSigmoid, SoftSign, Selu, Sign, Round
 from . import trig  # noqa: F401  Sin, Cos, Tan, Asin, ... Atanh
 from . import shuffle_channels  # noqa: F401  ShuffleChannels-1
+from . import rnn  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7

@@ -203,3 +203,30 @@ def test_refused(tmp_path, attrs, lens, rows, error, words):
         feeds = {"x": np.zeros((1, 2, I), np.float32), "h0": np.zeros((1, 1, H), np.float32)}
         with pytest.raises(InvalidLayer):
             evaluate(ir2onnx.load_ir(xml), feeds)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn"])
+def test_f16_layers_run_on_onnxruntime(tmp_path, kind):
+    """f16 data and weights: ONNX LSTM/GRU/RNN in f16 (onnxruntime's CPU has them); within f16
+    resolution of OpenVINO and of the float64 oracle. (f64 layers convert, but onnxruntime 1.31's
+    CPU kernels refuse double at run time.)"""
+    rng = np.random.default_rng(3)
+    g, nd = GATES[kind], 1
+    x = ov_parameter([2, 3, I], np.float16, name="x")
+    h0 = ops.constant(np.zeros((2, nd, H), np.float16))
+    weights = [ops.constant((rng.standard_normal(s) * 0.5).astype(np.float16))
+               for s in ((nd, g * H, I), (nd, g * H, H), (nd, g * H))]
+    lengths = ops.constant(np.array([3, 2], np.int32))
+    if kind == "lstm":
+        node = ops.lstm_sequence(x, h0, h0, lengths, *weights, H, "forward")
+    elif kind == "gru":
+        node = ops.gru_sequence(x, h0, lengths, *weights, H, "forward")
+    else:
+        node = ops.rnn_sequence(x, h0, lengths, *weights, H, "forward")
+    xml = ov_save(tmp_path / f"{kind}16.xml", [node.output(0)], [x])
+    feeds = {"x": rng.standard_normal((2, 3, I)).astype(np.float16)}
+    got = run_onnx(xml, feeds)[0]
+    assert got.dtype == np.float16
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=5e-3, atol=5e-3)
+    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=5e-3, atol=5e-3)

@@ -38,3 +38,5 @@ from . import shuffle_channels  # noqa: F401  ShuffleChannels-1
 from . import rnn  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7
+from . import norm2  # noqa: F401  GroupNormalization-12, BatchNormInference-1/-5
+from . import misc2  # noqa: F401  ConvertLike-1, Eye-9, Einsum-7

@@ -181,6 +181,7 @@ def all_cases() -> list[Case]:
     from . import selftest_move2
     from . import selftest_rnn
     from . import selftest_norm2
+    from . import selftest_nms
 
     cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
     cases += selftest_nn2.CASES
@@ -190,6 +191,7 @@ def all_cases() -> list[Case]:
     cases += selftest_move2.CASES
     cases += selftest_rnn.CASES
     cases += selftest_norm2.CASES
+    cases += selftest_nms.CASES
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

@@ -40,3 +40,4 @@ from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7
 from . import norm2  # noqa: F401  GroupNormalization-12, BatchNormInference-1/-5
 from . import misc2  # noqa: F401  ConvertLike-1, Eye-9, Einsum-7
+from . import nms  # noqa: F401  NonMaxSuppression-5/-9, NonZero-3

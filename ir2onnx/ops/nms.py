@@ -1,0 +1,180 @@
+"""NonMaxSuppression-5/-9 and NonZero-3: detection post-processing.
+
+NonMaxSuppression maps to ONNX NonMaxSuppression, which runs the same greedy algorithm per batch
+and class (candidates by descending score, equal scores by the smaller box index, corners given
+in any order, ``center_point_box=1`` for box_encoding=center). Where the two differ:
+
+- the spec keeps a box whose score is *equal* to score_threshold (step 6: ``s >= score_threshold``);
+  ONNX keeps ``score > score_threshold``. The threshold is a constant here, folded to the next
+  float below it, which makes ONNX's ``>`` the spec's ``>=`` exactly. An absent score_threshold
+  is the spec's 0 (negative scores dropped), not ONNX's "no threshold".
+- the spec suppresses a box when ``iou > iou_threshold`` (``func(iou) = 1 if iou <= iou_threshold``),
+  as ONNX does; ONNX never suppresses boxes that do not intersect, which the spec only does for a
+  negative threshold: refused.
+- selected_scores ([batch, class, score] rows) has no ONNX output: GatherND of the scores at the
+  selected indices, Concat with the batch and class columns cast to the float type.
+- sort_result_descending=true sorts the selected rows of all batches by descending score; equal
+  scores keep ONNX's (batch, class, box) order: TopK over the scores (onnxruntime's TopK orders
+  ties by the smaller index, a stable sort) and Gather of the rows.
+- valid_outputs is the number of rows; the rows are not padded with -1 (OpenVINO's CPU plugin does
+  not pad either, for -5 nor -9).
+- Soft-NMS (soft_nms_sigma != 0) has no ONNX counterpart: refused, as is a sigma, an IoU or a
+  score threshold known only at run time.
+
+OpenVINO 2026.4's CPU plugin differs from the spec at the thresholds (measured): it drops a score
+equal to score_threshold and suppresses at ``iou >= iou_threshold`` (so with iou_threshold 0 it
+keeps one box per class, except zero-area boxes). ir2onnx follows the spec.
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.element_types import element_type
+from ..lowering.builder import Value
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+
+FLOATS = ("f32", "f16", "bf16")
+
+
+def _etype_name(value) -> str:
+    return getattr(value, "name", value)
+
+
+def output_type(layer) -> str:
+    """The output_type attribute as 'i64' or 'i32' (InvalidLayer otherwise)."""
+    name = _etype_name(layer.attrs["output_type"])
+    if name not in ("i64", "i32"):
+        raise InvalidLayer(layer, f"output_type must be i64 or i32, got {name}")
+    return name
+
+
+def _scalar(layer, v: Value | None, what: str, default: float) -> float:
+    """The single value of a constant scalar / 1-element input (``default`` when absent)."""
+    if v is None:
+        return default
+    if not v.is_const:
+        raise UnsupportedLayer(layer, f"{what} known only at run time is not supported (it is folded "
+                                      "into the ONNX node's threshold at convert time)")
+    values = np.asarray(v.value()).reshape(-1)
+    if values.size != 1:
+        raise InvalidLayer(layer, f"{what} must hold one value, got {values.size}")
+    return values[0]
+
+
+def _check_inputs(layer, boxes: Value, scores: Value) -> None:
+    for v, what in ((boxes, "boxes"), (scores, "scores")):
+        name = v.etype.name if v.etype else "?"
+        if name not in FLOATS:
+            raise UnsupportedLayer(layer, f"{what} of type {name} are not supported ({', '.join(FLOATS)}; "
+                                          "onnxruntime's NonMaxSuppression computes in f32)")
+        if v.rank is not None and v.rank != 3:
+            raise InvalidLayer(layer, f"{what} must be 3-D, got rank {v.rank}")
+    if boxes.rank is None or scores.rank is None:
+        raise UnsupportedLayer(layer, "boxes and scores need a known rank")
+    b, s = boxes.shape, scores.shape
+    if b[2] is not None and b[2] != 4:
+        raise InvalidLayer(layer, f"boxes must be [num_batches, num_boxes, 4], got last dim {b[2]}")
+    for i, j, what in ((0, 0, "num_batches"), (1, 2, "num_boxes")):
+        if b[i] is not None and s[j] is not None and b[i] != s[j]:
+            raise InvalidLayer(layer, f"boxes and scores disagree on {what}: {b[i]} vs {s[j]}")
+
+
+@lowers("NonMaxSuppression", "opset5")
+def nms5(ctx, layer, inputs):
+    """NonMaxSuppression-5 (boxes, scores[, max_boxes, iou, score_threshold, sigma]) -> Cast,
+    NonMaxSuppression, GatherND, Concat (sorted: TopK, Gather), Shape."""
+    return nms(ctx, layer, inputs)
+
+
+@lowers("NonMaxSuppression", "opset9")
+def nms9(ctx, layer, inputs):
+    """NonMaxSuppression-9 (boxes, scores[, max_boxes, iou, score_threshold, sigma]) -> Cast,
+    NonMaxSuppression, GatherND, Concat (sorted: TopK, Gather), Shape."""
+    return nms(ctx, layer, inputs)
+
+
+def nms(ctx, layer, inputs):
+    """The shared lowering of NonMaxSuppression-5 and -9 (see the module docstring)."""
+    inputs = list(inputs) + [None] * (6 - len(inputs))
+    boxes, scores, max_boxes, iou_v, score_v, sigma_v = inputs
+    _check_inputs(layer, boxes, scores)
+    itype = output_type(layer)
+    sigma = float(_scalar(layer, sigma_v, "soft_nms_sigma", 0.0))
+    if sigma != 0.0:
+        raise UnsupportedLayer(layer, f"Soft-NMS (soft_nms_sigma={sigma:g}) has no ONNX counterpart")
+    iou = np.float32(_scalar(layer, iou_v, "iou_threshold", 0.0))
+    if not iou >= 0:
+        raise UnsupportedLayer(layer, f"iou_threshold {iou:g} (negative or NaN) suppresses boxes that do not overlap; "
+                                      "ONNX's NonMaxSuppression never does")
+    score = np.float32(_scalar(layer, score_v, "score_threshold", 0.0))
+    if np.isnan(score):
+        raise InvalidLayer(layer, "score_threshold is NaN")
+    score_gt = np.nextafter(score, np.float32(-np.inf))  # ONNX: s > score_gt  <=>  spec: s >= score
+    g = ctx.b
+    f32 = TensorProto.FLOAT
+    bx = boxes if boxes.etype.name == "f32" else g.Cast(boxes, to=f32)
+    sc = scores if scores.etype.name == "f32" else g.Cast(scores, to=f32)
+    if max_boxes is None:
+        count = i64(g, [0], "max_boxes")
+    elif max_boxes.is_const:
+        values = np.asarray(max_boxes.value()).reshape(-1)
+        if values.size != 1 or not max_boxes.etype.is_integer:
+            raise InvalidLayer(layer, f"max_output_boxes_per_class must be one integer, got {values}")
+        if int(values[0]) < 0:
+            raise InvalidLayer(layer, f"max_output_boxes_per_class {int(values[0])} is negative")
+        count = i64(g, [int(values[0])], "max_boxes")
+    else:
+        if not max_boxes.etype.is_integer:
+            raise InvalidLayer(layer, f"max_output_boxes_per_class must be an integer, got {max_boxes.etype.name}")
+        mb = max_boxes.name if max_boxes.etype.name == "i64" else g.Cast(max_boxes, to=TensorProto.INT64)
+        count = g.Reshape(mb, i64(g, [1], "one"))
+    selected = g.NonMaxSuppression(bx, sc, count, g.const([iou], np.float32, "iou_threshold"),
+                                   g.const([score_gt], np.float32, "score_threshold"),
+                                   center_point_box=int(layer.attrs["box_encoding"] == "center"))
+    picked = g.GatherND(sc, selected)  # [M] f32 scores of the selected boxes
+    if layer.attrs["sort_result_descending"]:
+        picked, order = g.TopK(picked, g.Shape(picked), axis=0, largest=1, sorted=1, _outputs=2)
+        selected = g.Gather(selected, order, axis=0)
+    out_float = layer.outputs[1].etype or scores.etype
+    if out_float.name not in FLOATS:
+        raise InvalidLayer(layer, f"selected_scores must be of a float type, got {out_float.name}")
+    columns = g.Cast(g.Slice(selected, i64(g, [0]), i64(g, [2]), i64(g, [1])), to=f32)
+    rows = g.Concat(columns, g.Unsqueeze(picked, i64(g, [1], "axis")), axis=1)
+    if out_float.name != "f32":
+        rows = g.Cast(rows, to=out_float.onnx)
+    valid = g.Shape(selected, start=0, end=1) if ctx.opset >= 15 else \
+        g.Slice(g.Shape(selected), i64(g, [0]), i64(g, [1]), i64(g, [0]))
+    if itype == "i32":
+        selected, valid = g.Cast(selected, to=TensorProto.INT32), g.Cast(valid, to=TensorProto.INT32)
+    it = element_type(itype)
+    return [Value(g, it, (None, 3), name=selected), Value(g, out_float, (None, 3), name=rows),
+            Value(g, it, (1,), name=valid)]
+
+
+NONZERO_ORT = ("f32", "f16", "boolean", "i64", "i32", "u8")  # onnxruntime's NonZero kernels
+
+
+@lowers("NonZero", "opset3")
+def nonzero(ctx, layer, inputs):
+    """NonZero-3 (data) -> NonZero (Cast to boolean first for other types; a scalar is reshaped to
+    [1], as OpenVINO gives [1, count]; Cast for output_type i32)."""
+    x = inputs[0]
+    itype = output_type(layer)
+    if x.etype is None or x.etype.onnx is None:
+        raise UnsupportedLayer(layer, f"NonZero of {x.etype.name if x.etype else '?'} is not supported")
+    ctx.onnx_type(layer, x.etype)
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "NonZero needs data of known rank (the output has rank rows)")
+    g = ctx.b
+    data = x.name
+    if x.rank == 0:
+        data = g.Reshape(data, i64(g, [1], "one"))
+    if x.etype.name not in NONZERO_ORT:  # a non-zero value (NaN included) casts to true
+        data = g.Cast(data, to=TensorProto.BOOL)
+    out = g.NonZero(data)
+    if itype == "i32":
+        out = g.Cast(out, to=TensorProto.INT32)
+    return [Value(g, element_type(itype), (max(x.rank, 1), None), name=out)]

@@ -1,0 +1,225 @@
+"""NonMaxSuppression-5/-9 and NonZero-3 on OpenVINO-written IR: onnxruntime against the oracle and
+OpenVINO's CPU plugin, bit for bit (indices exact, scores gathered). Thresholds are chosen off the
+score grid where OpenVINO is compared; where OpenVINO 2026.4 differs from the spec at the
+thresholds (score == score_threshold, iou == iou_threshold, iou_threshold 0) the tests pin both the
+spec's result (ir2onnx and the oracle) and OpenVINO's measured one."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset3 as o3
+import openvino.opset5 as o5
+import openvino.opset9 as o9
+import openvino.opset15 as ops
+import pytest
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import UnsupportedLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+
+def _ir(tmp_path, mod=o9, shape=(2, 7, 3), mob=3, iou=0.3, st=0.25, sigma=0.0, enc="corner", srt=True,
+        otype="i64", dtype=np.float32, dyn=False, mob_param=False):
+    b, n, c = shape
+    boxes = ov_parameter([b, None if dyn else n, 4], dtype, "boxes")
+    scores = ov_parameter([b, c, None if dyn else n], dtype, "scores")
+    params = [boxes, scores]
+    if mob_param:
+        mob_in = ov_parameter([1], np.int32, "mob")
+        params.append(mob_in)
+    else:
+        mob_in = ops.constant(np.int64(mob))
+    args = [boxes, scores, mob_in, ops.constant(np.float32(iou)), ops.constant(np.float32(st))]
+    if mod is not o3:
+        args.append(ops.constant(np.float32(sigma)))
+    node = mod.non_max_suppression(*args, box_encoding=enc, sort_result_descending=srt, output_type=otype)
+    outs = [node.output(i) for i in range(3)]
+    for o, name in zip(outs, ("indices", "scores_out", "valid")):
+        o.get_tensor().set_names({name})
+    return ov_save(tmp_path / "nms.xml", outs, params)
+
+
+def _data(shape=(2, 7, 3), seed=0, center=False, grid=0.1):
+    b, n, c = shape
+    rng = np.random.default_rng(seed)
+    lo = rng.uniform(0, 10, (b, n, 2)).astype(np.float32)
+    size = rng.uniform(1, 5, (b, n, 2)).astype(np.float32)
+    boxes = np.concatenate([lo, size if center else lo + size], axis=2)
+    scores = np.round(rng.uniform(0, 1, (b, c, n)) / grid) * grid  # many equal scores
+    return boxes, scores.astype(np.float32)
+
+
+def _run(xml, feeds, *, openvino=True, valid=True):
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    for g, w, what in zip(got, want, ("indices", "scores", "valid")):
+        assert_bitexact(g, w, f"oracle {what}")
+    if openvino:
+        for g, o, what in list(zip(got, run_openvino(xml, feeds), ("indices", "scores", "valid")))[:3 if valid else 2]:
+            assert_bitexact(g, o, f"openvino {what}")
+    return got
+
+
+@pytest.mark.parametrize("mod", [o9, o5])
+@pytest.mark.parametrize("srt", [True, False])
+@pytest.mark.parametrize("enc", ["corner", "center"])
+def test_matches_openvino(tmp_path, mod, srt, enc):
+    xml = _ir(tmp_path, mod, enc=enc, srt=srt)
+    for seed in range(3):
+        boxes, scores = _data(seed=seed, center=enc == "center")
+        idx, sc, valid = _run(xml, {"boxes": boxes, "scores": scores})
+        assert valid.tolist() == [len(idx)] and 0 < len(idx) <= 2 * 3 * 3
+        assert_bitexact(sc[:, 2], scores[idx[:, 0], idx[:, 1], idx[:, 2]])  # gathered, not recomputed
+        if srt:
+            assert np.all(np.diff(sc[:, 2]) <= 0)
+        else:
+            assert np.all(np.diff(idx[:, 0] * 3 + idx[:, 1]) >= 0)
+
+
+@pytest.mark.parametrize("otype", ["i32", "i64"])
+def test_output_type_and_pruning(tmp_path, otype):
+    xml = _ir(tmp_path, iou=0.05, st=0.55, otype=otype)
+    idx, sc, valid = _run(xml, dict(zip(("boxes", "scores"), _data(seed=5))))
+    assert idx.dtype == valid.dtype == np.dtype(otype.replace("i", "int")) and sc.dtype == np.float32
+    assert np.all(sc[:, 2] >= 0.55)
+
+
+def test_ties_across_batches_keep_batch_class_box_order(tmp_path):
+    boxes = np.tile(np.array([[i * 3, 0, i * 3 + 1, 1] for i in range(5)], np.float32), (2, 1, 1))
+    scores = np.full((2, 2, 5), 0.5, np.float32)
+    scores[1, 0, 3] = 0.75
+    xml = _ir(tmp_path, shape=(2, 5, 2), mob=10, iou=0.5, st=0.1)
+    idx = _run(xml, {"boxes": boxes, "scores": scores})[0]
+    assert idx[0].tolist() == [1, 0, 3]
+    rest = [tuple(r) for r in idx[1:]]
+    assert rest == sorted(rest) and len(rest) == 19
+
+
+@pytest.mark.parametrize("mob", [0, 1, 100])
+def test_max_output_boxes(tmp_path, mob):
+    xml = _ir(tmp_path, mob=mob, iou=0.45)
+    # OpenVINO 2026.4 leaves valid_outputs uninitialised for a constant max_output_boxes_per_class 0
+    idx, sc, valid = _run(xml, dict(zip(("boxes", "scores"), _data(seed=2))), valid=mob != 0)
+    assert valid.tolist() == [len(idx)] and sc.shape == idx.shape
+    if mob == 0:
+        assert idx.shape == (0, 3)
+    if mob == 1:
+        assert len(idx) == 6
+
+
+def test_dynamic_boxes_and_run_time_max_boxes(tmp_path):
+    xml = _ir(tmp_path, dyn=True, mob_param=True, srt=False)
+    for n, mob in ((4, 2), (9, 5), (1, 3)):
+        boxes, scores = _data((2, n, 3), seed=n)
+        idx = _run(xml, {"boxes": boxes, "scores": scores, "mob": np.array([mob], np.int32)})[0]
+        assert np.all(idx[:, 2] < n) and len(idx) <= 2 * 3 * min(n, mob)
+
+
+def test_zero_area_and_flipped_corners(tmp_path):
+    boxes = np.array([[[0, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, 3], [3, 3, 2, 2], [2, 2, 3, 3], [5, 5, 4, 4]]],
+                     np.float32)
+    scores = np.array([[[0.9, 0.8, 0.7, 0.6, 0.55, 0.5]]], np.float32)
+    xml = _ir(tmp_path, shape=(1, 6, 1), mob=10, iou=0.4, st=0.0)
+    idx = _run(xml, {"boxes": boxes, "scores": scores})[0]
+    assert idx[:, 2].tolist() == [0, 1, 2, 3, 5]  # box 4 is box 3 with its corners swapped
+
+
+def test_f16_inputs(tmp_path):
+    xml = _ir(tmp_path, dtype=np.float16, iou=0.35)
+    boxes, scores = _data(seed=7)
+    _, sc, _ = _run(xml, {"boxes": boxes.astype(np.float16), "scores": scores.astype(np.float16)})
+    assert sc.dtype == np.float32
+
+
+# -- where OpenVINO 2026.4's CPU plugin differs from the spec (measured) -----------------------
+
+def _spec_and_openvino(xml, boxes, scores):
+    feeds = {"boxes": boxes, "scores": scores}
+    got = _run(xml, feeds, openvino=False)[0]
+    return got[:, 2].tolist(), run_openvino(xml, feeds)[0][:, 2].tolist()
+
+
+def test_score_equal_to_threshold_is_kept(tmp_path):
+    boxes = np.array([[[0, 0, 1, 1], [2, 2, 3, 3], [4, 4, 5, 5]]], np.float32)
+    scores = np.array([[[0.9, 0.25, 0.2]]], np.float32)
+    xml = _ir(tmp_path, shape=(1, 3, 1), mob=5, iou=0.5, st=0.25)
+    assert _spec_and_openvino(xml, boxes, scores) == ([0, 1], [0])  # spec: s >= st; OpenVINO: s > st
+
+
+def test_iou_equal_to_threshold_is_kept(tmp_path):
+    boxes = np.array([[[0, 0, 2, 1], [0, 0, 1, 1]]], np.float32)  # IoU exactly 0.5
+    scores = np.array([[[0.9, 0.8]]], np.float32)
+    xml = _ir(tmp_path, shape=(1, 2, 1), mob=5, iou=0.5, st=0.0)
+    assert _spec_and_openvino(xml, boxes, scores) == ([0, 1], [0])  # spec: iou > t suppresses; OpenVINO >=
+
+
+def test_iou_threshold_zero_keeps_disjoint_boxes(tmp_path):
+    boxes = np.array([[[0, 0, 1, 1], [2, 2, 3, 3], [0, 0, 0.5, 0.5]]], np.float32)
+    scores = np.array([[[0.9, 0.8, 0.7]]], np.float32)
+    xml = _ir(tmp_path, shape=(1, 3, 1), mob=5, iou=0.0, st=0.0)
+    assert _spec_and_openvino(xml, boxes, scores) == ([0, 1], [0])
+
+
+def test_default_thresholds_from_irwriter(tmp_path):
+    w = IRWriter("nms")
+    boxes = w.parameter([1, 4, 4], "f32", "boxes")
+    scores = w.parameter([1, 2, 4], "f32", "scores")
+    mob = w.const(np.array([2], np.int32))
+    outs = w.layer("NonMaxSuppression", "opset9", [boxes, scores, mob], {"sort_result_descending": False},
+                   [("i64", [None, 3]), ("f32", [None, 3]), ("i64", [1])], out_names=["idx", "sc", "valid"])
+    for o in outs:
+        w.result(o)
+    xml = w.save(tmp_path / "nms.xml")
+    feeds = {"boxes": np.array([[[0, 0, 1, 1], [0, 0, 1, 0.9], [5, 5, 6, 6], [5, 5, 6, 6.5]]], np.float32),
+             "scores": np.array([[[0.5, 0.0, -0.5, 0.25], [-0.0, 0.5, 0.25, -1.0]]], np.float32)}
+    idx = _run(xml, feeds, openvino=False)[0]
+    # iou_threshold 0: overlapping boxes suppressed; score_threshold 0: 0.0 and -0.0 kept, negatives not
+    assert idx.tolist() == [[0, 0, 0], [0, 0, 3], [0, 1, 1], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("what", ["sigma", "run-time iou", "negative iou"])
+def test_refused(tmp_path, what):
+    if what == "sigma":
+        xml = _ir(tmp_path, sigma=0.5)
+    else:
+        boxes, scores = ov_parameter([1, 3, 4], np.float32, "boxes"), ov_parameter([1, 1, 3], np.float32, "scores")
+        t = ov_parameter([], np.float32, "t") if what == "run-time iou" else ops.constant(np.float32(-0.1))
+        node = o9.non_max_suppression(boxes, scores, ops.constant(np.int64(3)), t)
+        xml = ov_save(tmp_path / "n.xml", [node.output(i) for i in range(3)],
+                      [boxes, scores] + ([t] if what == "run-time iou" else []))
+    with pytest.raises(UnsupportedLayer):
+        convert(xml)
+
+
+# -- NonZero-3 ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.uint16, np.int32,
+                                   np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("otype", ["i64", "i32"])
+def test_nonzero(tmp_path, dtype, otype):
+    x = ov_parameter([2, 3, 4], dtype, "x")
+    xml = ov_save(tmp_path / "nz.xml", o3.non_zero(x, otype), [x])
+    rng = np.random.default_rng(3)
+    data = (rng.integers(-2, 3, (2, 3, 4)) * (rng.random((2, 3, 4)) < 0.5)).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        data.reshape(-1)[[1, 5]] = [np.nan, -0.0]
+    for feed in (data, np.zeros_like(data)):
+        got = run_onnx(xml, {"x": feed})[0]
+        assert_bitexact(got, list(evaluate(ir2onnx.load_ir(xml), {"x": feed}).values())[0], "oracle")
+        assert_bitexact(got, run_openvino(xml, {"x": feed})[0], "openvino")
+        assert_bitexact(got, np.array(np.nonzero(feed), dtype=got.dtype).reshape(3, -1), "numpy")
+
+
+def test_nonzero_scalar_and_dynamic(tmp_path):
+    x = ov_parameter([], np.float32, "x")
+    xml = ov_save(tmp_path / "s.xml", o3.non_zero(x, "i32"), [x])
+    for v, count in ((2.5, 1), (0.0, 0)):
+        feed = {"x": np.array(v, np.float32)}
+        got = run_onnx(xml, feed)[0]
+        assert got.shape == (1, count)
+        assert_bitexact(got, run_openvino(xml, feed)[0])
+    x = ov_parameter([None, 5], np.float32, "x")
+    xml = ov_save(tmp_path / "d.xml", o3.non_zero(x, "i64"), [x])
+    feed = {"x": np.eye(3, 5, dtype=np.float32)}
+    assert_bitexact(run_onnx(xml, feed)[0], run_openvino(xml, feed)[0])

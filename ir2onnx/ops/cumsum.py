@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape_ops import const_ints, normalize_axis
+from .shape_ops import const_ints, known_rank, normalize_axis
 
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 
@@ -17,10 +17,7 @@ def cumsum(ctx, layer, inputs):
     name = x.etype.name if x.etype else "?"
     if name not in TYPES:
         raise UnsupportedLayer(layer, f"CumSum on {name} is not supported ({', '.join(TYPES)})")
-    if x.rank is None:
-        raise UnsupportedLayer(layer, "CumSum needs data of known rank")
-    if x.rank == 0:
-        raise InvalidLayer(layer, "CumSum needs data of rank >= 1")
+    known_rank(layer, x, 1)
     axis = 0
     if len(inputs) > 1:
         values = const_ints(layer, inputs[1], "axis")

@@ -7,6 +7,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
+from .shape_ops import known_rank
 
 INT64_MIN = np.iinfo(np.int64).min
 FOLD_ELEMENTS = 4096
@@ -22,8 +23,7 @@ def reverse1(ctx, layer, inputs):
     """Reverse-1 (data, axis; mode index|mask) -> Slice(starts -1, ends INT64_MIN, steps -1) over
     the reversed axes (negative and repeated indices allowed, as OpenVINO does)."""
     data, axes_v = inputs
-    if data.rank is None:
-        raise UnsupportedLayer(layer, "Reverse needs data of known rank")
+    known_rank(layer, data)
     if not axes_v.is_const:
         raise UnsupportedLayer(layer, "run-time reversed axes are not supported (they must be a constant)")
     ctx.onnx_type(layer, data.etype)
@@ -76,8 +76,7 @@ def roll7(ctx, layer, inputs):
     s taken modulo the dim d): Concat(Slice(x, d - s, d), Slice(x, 0, d - s)). Constant shifts
     on static dims are folded into the Slice bounds; otherwise Mod/Sub compute them at run time."""
     data, shift_v, axes_v = inputs
-    if data.rank is None or data.rank == 0:
-        raise UnsupportedLayer(layer, "Roll needs data of known rank >= 1")
+    known_rank(layer, data, 1)
     if not axes_v.is_const:
         raise UnsupportedLayer(layer, "run-time roll axes are not supported (they must be a constant)")
     ctx.onnx_type(layer, data.etype)

@@ -15,6 +15,7 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
+from .shape_ops import const_ints, normalize_axis
 
 _INT64 = TensorProto.INT64
 _ONNX_REDUCTION = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}
@@ -29,15 +30,10 @@ def _int_indices(ctx, layer, idx, allowed=("i32", "i64")):
 
 def _axis(layer, value, rank: int, what: str = "axis") -> int:
     """A constant axis (scalar or one element) normalized into [0, rank)."""
-    if not value.is_const:
-        raise UnsupportedLayer(layer, f"a run-time {what} is not supported (it must be a constant)")
-    flat = np.asarray(value.value()).reshape(-1)
-    if flat.size != 1:
-        raise InvalidLayer(layer, f"{what} must hold one value, got {flat.size}")
-    axis = int(flat[0])
-    if not -rank <= axis < rank:
-        raise InvalidLayer(layer, f"{what}={axis} is out of range for rank {rank}")
-    return axis % rank
+    values = const_ints(layer, value, what)
+    if len(values) != 1:
+        raise InvalidLayer(layer, f"{what} must hold one value, got {len(values)}")
+    return normalize_axis(layer, values[0], rank, what)
 
 
 def _same_rank(layer, *values):

@@ -72,6 +72,15 @@ def foldable(*values: Value) -> bool:
         int(np.prod(v.shape, dtype=np.int64)) <= FOLD_ELEMENTS for v in values)
 
 
+def known_rank(layer, x: Value, minimum: int = 0, what: str = "data") -> int:
+    """``x``'s rank: UnsupportedLayer when unknown, InvalidLayer below ``minimum``."""
+    if x.rank is None:
+        raise UnsupportedLayer(layer, f"{layer.type} needs {what} of known rank")
+    if x.rank < minimum:
+        raise InvalidLayer(layer, f"{layer.type} needs {what} of rank >= {minimum}")
+    return x.rank
+
+
 def normalize_axis(layer, value, rank: int, what: str = "axis") -> int:
     """``value`` in ``[0, rank)``; InvalidLayer outside ``[-rank, rank)``."""
     if not -rank <= value < rank:

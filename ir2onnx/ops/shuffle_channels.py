@@ -12,7 +12,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64, shape_of
-from .shape_ops import FOLD_ELEMENTS, normalize_axis
+from .shape_ops import FOLD_ELEMENTS, known_rank, normalize_axis
 
 
 def shuffle_numpy(x: np.ndarray, axis: int, group: int) -> np.ndarray:
@@ -33,11 +33,7 @@ def shuffle_channels(ctx, layer, inputs):
         raise UnsupportedLayer(layer, f"ShuffleChannels on element type {name} is not supported "
                                       "(types of 8 bits or more)")
     ctx.onnx_type(layer, x.etype)
-    if x.rank is None:
-        raise UnsupportedLayer(layer, "ShuffleChannels needs data of known rank")
-    if x.rank == 0:
-        raise InvalidLayer(layer, "ShuffleChannels needs data of rank >= 1")
-    axis = normalize_axis(layer, int(layer.attrs["axis"]), x.rank)
+    axis = normalize_axis(layer, int(layer.attrs["axis"]), known_rank(layer, x, 1))
     group = int(layer.attrs["group"])
     if group < 1:
         raise InvalidLayer(layer, f"group must be a positive integer, got {group}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape_ops import const_ints, normalize_axis
+from .shape_ops import const_ints, known_rank, normalize_axis
 
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 
@@ -45,11 +45,7 @@ def topk(ctx, layer, inputs):
     name = x.etype.name if x.etype else "?"
     if name not in TYPES:
         raise UnsupportedLayer(layer, f"TopK on {name} is not supported ({', '.join(TYPES)})")
-    if x.rank is None:
-        raise UnsupportedLayer(layer, "TopK needs data of known rank")
-    if x.rank == 0:
-        raise InvalidLayer(layer, "TopK needs data of rank >= 1")
-    axis = normalize_axis(layer, int(layer.attrs["axis"]), x.rank)
+    axis = normalize_axis(layer, int(layer.attrs["axis"]), known_rank(layer, x, 1))
     if k_v.etype is not None and not k_v.etype.is_integer:
         raise InvalidLayer(layer, f"k must be of an integer type, got {k_v.etype.name}")
     ks = const_ints(layer, k_v, "k")

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..errors import IRFormatError
@@ -54,11 +55,25 @@ class OpSchema:
         return len(self.inputs)
 
 
+def data_folder():
+    """The folder of ``<Type>.json`` files.
+
+    In a source tree (a checkout, or an editable install) it is ``opsets/`` beside the package;
+    an installed package carries it as ``ir2onnx._opsets``. The source tree is tried first: run
+    from a checkout's root, ``import ir2onnx`` finds the checkout's package (the current folder
+    comes first on ``sys.path``), which must read the checkout's data, not an installed copy.
+    """
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "opsets" / "__init__.py").is_file():
+        return checkout / "opsets"
+    return resources.files("ir2onnx._opsets")
+
+
 @lru_cache(maxsize=None)
 def schemas() -> dict[tuple[str, str], OpSchema]:
     """Every schema from the data files, keyed by ``(type, version)``."""
     out: dict[tuple[str, str], OpSchema] = {}
-    root = resources.files("ir2onnx._opsets")
+    root = data_folder()
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".json"):
             continue

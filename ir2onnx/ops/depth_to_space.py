@@ -7,7 +7,7 @@ Both are pure data movement, lowered in one of these ways, chosen per layer at c
   (DepthToSpace mode DCR == blocks_first, CRD == depth_first; ONNX SpaceToDepth has only the
   blocks_first order). onnxruntime rejects other ranks and has no kernel for other types;
 * otherwise Reshape -> Transpose -> Reshape over the spec's split axes
-  (:func:`~ir2onnx.ops.depth_to_space_move.move`), which works for every rank and element type;
+  (:func:`move`), which works for every rank and element type;
   with every dim but the batch static and output rows of >= 16 bytes it becomes
   [Transpose ->] Reshape -> Gather of whole rows (one pass that writes the output; rows of W
   that end in a block axis: one Gather per phase and a Concat), and where onnxruntime would
@@ -22,13 +22,16 @@ defines these layouts for 2 spatial axes; here they take any number K >= 1 the s
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
-from ..lowering.builder import Value
+from ..lowering.builder import Builder, Value
 from ..lowering.registry import lowers
-from .depth_to_space_move import Dim, move
+from . import depth_to_space_move as chain
+from . import depth_to_space_rows
+from .depth_to_space_move import Dim
 
 # element types onnxruntime 1.31's CPU DepthToSpace / SpaceToDepth kernels accept (4-D only)
 ONNX_OP_TYPES = frozenset({"f32", "f64", "i8", "u8"})  # f16: its kernels quiet signalling NaNs
@@ -161,6 +164,43 @@ def depth_to_space(ctx, layer, inputs):
             y = _chain(ctx, layer, x, split, groups)
     check_declared(layer, y.shape)
     return [y]
+
+
+def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[tuple[str, ...]]) -> Value:
+    """Split each axis of ``x`` into its labelled sub-axes, reorder them into ``groups`` order and
+    merge each group into one output axis: folded for a small constant, else the row Gather
+    (:func:`~ir2onnx.ops.depth_to_space_rows.gather_rows`) where it applies, else the Reshape /
+    Transpose chain of :mod:`~ir2onnx.ops.depth_to_space_move`."""
+    subs = [(label, d) for axis in split for label, d in axis]
+    size = {label: d for label, d in subs}
+    order = [label for g in groups for label in g]
+    assert sorted(order) == sorted(size), (order, list(size))
+    out_dims = [Dim.prod(size[l] for l in g) for g in groups]
+    out_shape = tuple(d.static(x.shape) for d in out_dims)
+    keep = [l for l, _ in subs if size[l].static(x.shape) != 1]
+    src = chain.merge_runs(keep, [l for l in order if l in keep])
+    dst = sorted(src, key=lambda run: order.index(run[0]))
+    perm = [src.index(run) for run in dst]
+    if x.is_const and math.prod(x.shape) <= chain.FOLD_ELEMENTS:
+        return chain.fold(b, x, src, perm, size, out_shape)
+    rows = depth_to_space_rows.gather_rows(b, x, split, groups, out_shape)
+    if rows is not None:
+        return rows
+    if perm == sorted(perm):  # no element moves: a reshape (or nothing at all)
+        if out_dims == [Dim.of_axis(i) for i in range(len(x.shape))]:
+            return x
+        return Value(b, x.etype, out_shape, name=chain.reshape(b, x, out_dims))
+    src_dims = [Dim.prod(size[l] for l in run) for run in src]
+    name = x.name if src_dims == [Dim.of_axis(i) for i in range(len(x.shape))] else chain.reshape(b, x, src_dims)
+    dims = src_dims
+    for p, merge in chain.transposes(perm, [d.static(x.shape) for d in src_dims], x.etype.bits):
+        name, dims = b.Transpose(name, perm=p), [dims[i] for i in p]
+        if merge:
+            dims = [Dim.prod(dims[i] for i in g) for g in merge]
+            name = chain.reshape(b, x, dims, name)
+    if dims != out_dims:  # (a Reshape into a graph output costs onnxruntime a copy)
+        name = chain.reshape(b, x, out_dims, name)
+    return Value(b, x.etype, out_shape, name=name)
 
 
 def _chain(ctx, layer, x, split, groups) -> Value:

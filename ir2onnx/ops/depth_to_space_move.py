@@ -2,7 +2,7 @@
 
 A movement is described by labels: each input axis is split into labelled sub-axes (sizes are
 :class:`Dim` expressions over the input's dims), and the output axes are groups of labels in
-output order. :func:`move` then emits:
+output order. :func:`ir2onnx.ops.depth_to_space.move` then emits:
 
 * with every dim but the batch static and output rows (the last output axis) of at least
   :data:`GATHER_BYTES`: [Transpose ->] Reshape -> Gather of whole rows
@@ -75,44 +75,7 @@ class Dim:
         return self.coef * math.prod(values) // self.div
 
 
-def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[tuple[str, ...]]) -> Value:
-    """Split each axis of ``x`` into its labelled sub-axes, reorder them into ``groups`` order and
-    merge each group into one output axis."""
-    subs = [(label, d) for axis in split for label, d in axis]
-    size = {label: d for label, d in subs}
-    order = [label for g in groups for label in g]
-    assert sorted(order) == sorted(size), (order, list(size))
-    out_dims = [Dim.prod(size[l] for l in g) for g in groups]
-    out_shape = tuple(d.static(x.shape) for d in out_dims)
-    keep = [l for l, _ in subs if size[l].static(x.shape) != 1]
-    src = _merge(keep, [l for l in order if l in keep])
-    dst = sorted(src, key=lambda run: order.index(run[0]))
-    perm = [src.index(run) for run in dst]
-    if x.is_const and math.prod(x.shape) <= FOLD_ELEMENTS:
-        return _fold(b, x, src, perm, size, out_shape)
-    from . import depth_to_space_rows  # (it builds on this module)
-
-    rows = depth_to_space_rows.gather_rows(b, x, split, groups, out_shape)
-    if rows is not None:
-        return rows
-    if perm == sorted(perm):  # no element moves: a reshape (or nothing at all)
-        if out_dims == [Dim.of_axis(i) for i in range(len(x.shape))]:
-            return x
-        return Value(b, x.etype, out_shape, name=reshape(b, x, out_dims))
-    src_dims = [Dim.prod(size[l] for l in run) for run in src]
-    name = x.name if src_dims == [Dim.of_axis(i) for i in range(len(x.shape))] else reshape(b, x, src_dims)
-    dims = src_dims
-    for p, merge in transposes(perm, [d.static(x.shape) for d in src_dims], x.etype.bits):
-        name, dims = b.Transpose(name, perm=p), [dims[i] for i in p]
-        if merge:
-            dims = [Dim.prod(dims[i] for i in g) for g in merge]
-            name = reshape(b, x, dims, name)
-    if dims != out_dims:  # (a Reshape into a graph output costs onnxruntime a copy)
-        name = reshape(b, x, out_dims, name)
-    return Value(b, x.etype, out_shape, name=name)
-
-
-def _merge(labels: list[str], order: list[str]) -> list[tuple[str, ...]]:
+def merge_runs(labels: list[str], order: list[str]) -> list[tuple[str, ...]]:
     """Runs of labels that are neighbours both in input and in output order."""
     runs: list[list[str]] = []
     for label in labels:
@@ -188,7 +151,7 @@ def transposes(perm: list[int], sizes: list[int | None], bits: int = 32) \
         first = [j] + perm[:-1]
     else:
         first = [a for a in range(n) if a != j] + [j]
-    runs = _merge(first, perm)
+    runs = merge_runs(first, perm)
     if len(runs) == n:  # nothing to merge in between: no gain
         return [(perm, None)]
     second = sorted(range(len(runs)), key=lambda r: perm.index(runs[r][0]))
@@ -232,7 +195,7 @@ def _shape(b: Builder, x: Value, dims: list[Dim]) -> str:
     return b.Concat(*parts, axis=0)
 
 
-def _fold(b: Builder, x: Value, src, perm, size, out_shape) -> Value:
+def fold(b: Builder, x: Value, src, perm, size, out_shape) -> Value:
     """The movement of a constant, done at convert time."""
     data = np.asarray(x.value())
     src_shape = [math.prod(size[l].static(x.shape) for l in run) for run in src]

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..lowering.builder import Builder, Value
-from .depth_to_space_move import (GATHER_BYTES, MAX_PHASES, MAX_TABLE_ELEMENTS, PHASE_BITS, Dim, _merge,
+from .depth_to_space_move import (GATHER_BYTES, MAX_PHASES, MAX_TABLE_ELEMENTS, PHASE_BITS, Dim, merge_runs,
                                   reshape, single_axis_move, slow_transpose)
 
 
@@ -51,7 +51,7 @@ def gather_rows(b: Builder, x: Value, split, groups, out_shape) -> Value | None:
     data, target = x.name, None
     if inp[-len(last):] != last:  # the rows are not contiguous yet: one matrix transpose first
         for target in _row_targets(inp, last):
-            runs = _merge(inp, target)
+            runs = merge_runs(inp, target)
             perm = [0] + [runs.index(r) + 1 for r in sorted(runs, key=lambda r: target.index(r[0]))]
             sizes = [static[lead]] + [math.prod(static[label] for label in r) for r in runs]
             if single_axis_move(perm) and not slow_transpose(perm, sizes, x.etype.bits):

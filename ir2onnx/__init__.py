@@ -9,10 +9,9 @@ Public API::
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from . import errors  # noqa: E402
-from .api import convert, convert_file, load_ir  # noqa: E402
-from .harness import CheckResult, check  # noqa: E402
+from . import errors
+from .api import convert, convert_file, load_ir
+from .harness import CheckResult, check
+from .version import __version__
 
 __all__ = ["convert", "convert_file", "load_ir", "check", "CheckResult", "__version__"]

@@ -18,7 +18,7 @@ def versions() -> dict[str, str]:
     import onnx
     import onnxruntime
 
-    from . import __version__
+    from .version import __version__
     from .runtime import available_providers
 
     out = {"date": datetime.date.today().isoformat(), "ir2onnx": __version__, "onnx": onnx.__version__,
@@ -52,6 +52,7 @@ def _cell(values: list[str]) -> str:
 
 def matrix(columns: list[str], results: list) -> list[tuple[str, int, list[str]]]:
     """Rows ``(op, number of cases, cells)``; registered lowerings without a case say ``no case``."""
+    from . import ops  # noqa: F401  (the op modules fill the lowering table)
     from .lowering.registry import supported
 
     rows: dict[str, list[CaseResult]] = {}

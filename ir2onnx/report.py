@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 
 
 def _shape(shape) -> str:

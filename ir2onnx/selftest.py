@@ -69,6 +69,7 @@ def _check_expect(case: Case, outputs: dict, feeds: dict) -> tuple[str, list[str
 
 
 def _missing(graph) -> tuple[list[str], list[str]]:
+    from . import ops  # noqa: F401  (the op modules fill the lowering table)
     from .lowering.registry import lowering_for
     from .oracles.interpreter import missing_oracles
 

@@ -1,6 +1,7 @@
 """The supported-operations table, generated from the registry and the ``opsets/`` data."""
 from __future__ import annotations
 
+from . import ops  # noqa: F401  (the op modules fill the lowering table)
 from .ir.schema import schemas
 from .lowering.registry import supported
 

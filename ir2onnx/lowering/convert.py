@@ -7,13 +7,14 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from .. import __version__
+from .. import ops  # noqa: F401  (the op modules fill the lowering table)
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from . import declared
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
+from ..version import __version__
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 14

@@ -29,14 +29,14 @@ def lowers(op_type: str, version: str) -> Callable[[Lowering], Lowering]:
 
 
 def lowering_for(op_type: str, version: str) -> Lowering | None:
-    from .. import ops  # noqa: F401  (fills the table)
-
+    """The lowering of ``(op_type, version)``, or None. This module imports no op module: the one
+    that needs the table filled (the converter, the support table, the selftest) imports
+    :mod:`ir2onnx.ops`."""
     return LOWERINGS.get((op_type, version))
 
 
 def supported() -> list[tuple[str, str]]:
     """Every registered ``(type, version)``, sorted by type, then version number (opset8 < opset14)."""
-    from .. import ops  # noqa: F401
 
     def key(pair: tuple[str, str]):
         digits = "".join(ch for ch in pair[1] if ch.isdigit())

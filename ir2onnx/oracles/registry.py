@@ -26,6 +26,5 @@ def oracle(op_type: str, version: str) -> Callable[[Oracle], Oracle]:
 
 
 def oracle_for(op_type: str, version: str) -> Oracle | None:
-    from . import ops  # noqa: F401  (fills the table)
-
+    """The oracle of ``(op_type, version)``, or None (the package's list fills the table)."""
     return ORACLES.get((op_type, version))

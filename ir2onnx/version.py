@@ -1,0 +1,3 @@
+"""The package version, in a module of its own so that any module can read it without importing
+the package's public facade (which imports the converter and the harness)."""
+__version__ = "0.1.0"

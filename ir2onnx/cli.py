@@ -1,4 +1,5 @@
-"""The ``ir2onnx`` command: convert, run, ops (and check / selftest, see harness.py)."""
+"""The ``ir2onnx`` command: convert, run, ops here; check (:mod:`ir2onnx.harness`) and selftest
+(:mod:`ir2onnx.selftest`) register their own subcommands."""
 from __future__ import annotations
 
 import argparse
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
 from .errors import Ir2OnnxError
+from .feed_args import add_feed_args, parse_feeds
+from .version import __version__
 
 EXIT_BAD_INPUT = 2
 
@@ -45,19 +47,11 @@ def _add_run(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="a .onnx file, or an IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file of an IR model")
-    _add_feed_args(p)
+    add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
                    help="onnxruntime execution provider (default cpu)")
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.set_defaults(func=cmd_run)
-
-
-def _add_feed_args(p) -> None:
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="feed input NAME from a .npy file (repeatable)")
-    p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
-                   help="shape of a generated input, e.g. x=1,3,224,224 (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (default 0)")
 
 
 def _add_ops(sub) -> None:
@@ -85,31 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_convert(sub)
     _add_run(sub)
     _add_ops(sub)
-    from . import harness
+    from . import harness, selftest
 
-    harness.add_commands(sub)
+    harness.add_command(sub)
+    selftest.add_command(sub)
     return parser
-
-
-def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]]:
-    """``--input NAME=FILE.npy`` and ``--shape NAME=DIMS`` into dicts."""
-    from .runtime import parse_dims_arg
-
-    given, shapes = {}, {}
-    for item in args.input:
-        name, sep, path = item.partition("=")
-        if not sep or not name:
-            raise Ir2OnnxError(f"--input '{item}': expected NAME=FILE.npy")
-        try:
-            given[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise Ir2OnnxError(f"--input {name}: cannot read '{path}': {e}") from None
-    for item in args.shape:
-        name, sep, dims = item.partition("=")
-        if not sep or not name:
-            raise Ir2OnnxError(f"--shape '{item}': expected NAME=DIMS such as x=1,3,224,224")
-        shapes[name] = parse_dims_arg(dims)
-    return given, shapes
 
 
 def _opset(args) -> int:

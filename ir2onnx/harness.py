@@ -1,4 +1,5 @@
-"""The interop harness: ``ir2onnx check`` and ``ir2onnx selftest``.
+"""The interop harness: :func:`check` and the ``ir2onnx check`` command (``ir2onnx selftest``
+runs its cases through :func:`check`, see :mod:`ir2onnx.selftest`).
 
 :func:`check` converts an IR model, feeds the same inputs to onnxruntime (each requested
 provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference precision, when
@@ -19,6 +20,7 @@ from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # n
                        timed)
 from .compare import Comparison, compare
 from .errors import Ir2OnnxError
+from .feed_args import add_feed_args, parse_feeds
 from .ir.graph import Graph
 
 REFERENCE = "oracle"
@@ -136,12 +138,10 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks)
 
 
-# -- the commands ---------------------------------------------------------------------------
-def add_commands(sub) -> None:
-    """Register ``check`` and ``selftest``."""
+# -- the command ---------------------------------------------------------------------------
+def add_command(sub) -> None:
+    """Register ``check``."""
     import argparse
-
-    from .cli import _add_feed_args
 
     p = sub.add_parser(
         "check", help="prove a converted model computes what the IR computes",
@@ -157,7 +157,7 @@ def add_commands(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="the IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
-    _add_feed_args(p)
+    add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
                    help="onnxruntime provider(s): all = every available one (default cpu)")
     p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
@@ -168,13 +168,8 @@ def add_commands(sub) -> None:
     p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
     p.set_defaults(func=cmd_check)
 
-    from . import selftest
-
-    selftest.add_command(sub)
-
 
 def cmd_check(args) -> int:
-    from .cli import parse_feeds
     from .report import format_text, write_report
 
     given, shapes = parse_feeds(args)

@@ -15,7 +15,7 @@ from ir2onnx.errors import InvalidLayer
 from ir2onnx.ir.element_types import element_type
 from ir2onnx.lowering.builder import Builder, Value
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.ops import eltwise
+from ir2onnx.ops import elementwise
 from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino, ov_parameter, ov_save
 
 BINARY = {"Add": ops.add, "Subtract": ops.subtract, "Multiply": ops.multiply, "Divide": ops.divide,
@@ -174,7 +174,7 @@ def test_add_offers_itself_to_absorb_add():
     seen = []
     conv.absorb_add = lambda other: seen.append(other) or merged
     ctx = SimpleNamespace(b=b, opset=17)
-    assert eltwise.add(ctx, _add_layer(), [bias, conv]) == [merged]
+    assert elementwise.add(ctx, _add_layer(), [bias, conv]) == [merged]
     assert seen == [bias] and b.nodes == []
 
 
@@ -183,7 +183,7 @@ def test_add_emits_add_when_absorb_declines():
     f32 = element_type("f32")
     conv, bias = Value(b, f32, (1, 4), name="conv"), Value(b, f32, (4,), name="bias")
     conv.absorb_add = lambda other: None
-    out = eltwise.add(SimpleNamespace(b=b, opset=17), _add_layer(), [conv, bias])
+    out = elementwise.add(SimpleNamespace(b=b, opset=17), _add_layer(), [conv, bias])
     assert [n.op_type for n in b.nodes] == ["Add"] and out == [b.nodes[0].output[0]]
 
 

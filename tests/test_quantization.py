@@ -1,6 +1,6 @@
 """FakeQuantize-1 on OpenVINO-written IR against OpenVINO's CPU plugin and the spec oracle.
 
-Tolerances (measured, see ir2onnx/ops/fake_quantize.py): the quantization level is exact (ties to
+Tolerances (measured, see ir2onnx/ops/quantization.py): the quantization level is exact (ties to
 even included); outputs are bit-exact with OpenVINO where it runs its kernel as is (levels 16, 2,
 run-time ranges, il > ih) and within a few f32 ulps (rtol 1e-6) where its low-precision
 transformations rewrite levels 255/256; bit-exact everywhere with the kernel model
@@ -18,7 +18,7 @@ from ir2onnx.cli import main
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.ops.fake_quantize import kernel_fold, kernel_params
+from ir2onnx.ops.quantization import kernel_fold, kernel_params
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
 F32 = np.float32

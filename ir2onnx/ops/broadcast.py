@@ -14,7 +14,7 @@ from ..lowering import exact
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
-from .shape_ops import const_ints, foldable
+from .shape import const_ints, foldable
 
 
 def _numpy_target(layer, shape, target: list[int], bidirectional: bool) -> tuple[int, ...]:

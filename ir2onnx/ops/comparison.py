@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import Shape
 from ..lowering.registry import lowers
-from .shape_ops import foldable
+from .shape import foldable
 
 
 def check_broadcast(layer, *shapes: Shape) -> None:

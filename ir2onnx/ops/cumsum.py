@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape_ops import const_ints, known_rank, normalize_axis
+from .shape import const_ints, known_rank, normalize_axis
 
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 

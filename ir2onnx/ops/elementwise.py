@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape_ops import foldable
+from .shape import foldable
 
 _INT64 = 7  # TensorProto.INT64
 _INT32 = 6  # TensorProto.INT32

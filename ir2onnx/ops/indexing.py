@@ -1,7 +1,7 @@
 """Gather-1/-7/-8: indices outside the valid range give zeros (OpenVINO), which ONNX Gather rejects,
 so such indices are masked unless they are constants known to be in range. batch_dims > 0 becomes
 GatherND(batch_dims), with Transposes around it when the axis is not the first non-batch dim.
-Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape_ops`)."""
+Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,7 @@ from ..lowering import exact
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
-from .shape_ops import normalize_axis, const_ints, foldable, vector_value, elements_of
+from .shape import normalize_axis, const_ints, foldable, vector_value, elements_of
 
 
 def _gather(ctx, layer, inputs, negative: bool):

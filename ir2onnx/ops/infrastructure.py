@@ -6,7 +6,7 @@ import numpy as np
 from ..errors import UnsupportedLayer
 from ..lowering.builder import LazyValue, Value
 from ..lowering.registry import lowers
-from ..oracles.core import convert_array
+from ..oracles.infrastructure import convert_array
 
 # A Convert of a constant at most this many elements is folded at convert time; bigger ones
 # (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see README.

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
-from .shape_ops import const_ints
+from .shape import const_ints
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")

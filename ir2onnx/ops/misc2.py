@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .core import convert
+from .infrastructure import convert
 
 FOLD_ELEMENTS = 4096
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape_ops import const_ints, normalize_axis
+from .shape import const_ints, normalize_axis
 
 _FLOAT = 1  # TensorProto.FLOAT
 

@@ -1,4 +1,4 @@
-"""ReduceL1-4, ReduceL2-4 (through the shared reduction lowering of :mod:`.eltwise`) and
+"""ReduceL1-4, ReduceL2-4 (through the shared reduction lowering of :mod:`.elementwise`) and
 NormalizeL2-1: x / sqrt(max(sum(x^2), eps)) or x / sqrt(sum(x^2) + eps) over constant axes ->
 ReduceSumSquare(keepdims=1), Max/Add, Sqrt, Div. Floats only."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
 from .activations import _float_input
-from .eltwise import _reduce
-from .shape_ops import const_ints
+from .elementwise import _reduce
+from .shape import const_ints
 
 
 def _float_reduce(ctx, layer, inputs, onnx_op, fold):

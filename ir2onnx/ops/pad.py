@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import INT64_MAX, i64
-from .shape_ops import const_ints, foldable
+from .shape import const_ints, foldable
 
 INT64_MIN = -INT64_MAX - 1
 

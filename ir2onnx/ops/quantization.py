@@ -31,7 +31,7 @@ from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from .shape_ops import foldable
+from .shape import foldable
 
 _FLOATS = ("f32", "f16", "bf16", "f64")
 _F32, _F64 = TensorProto.FLOAT, TensorProto.DOUBLE

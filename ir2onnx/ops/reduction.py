@@ -1,5 +1,5 @@
 """ReduceMean-1, ReduceMax-1, ReduceMin-1 over constant axes (keep_dims), through the shared
-reduction lowering of :mod:`.eltwise` (axes as an input from ONNX opset 18, narrow integers via
+reduction lowering of :mod:`.elementwise` (axes as an input from ONNX opset 18, narrow integers via
 i64). Integer ReduceMean is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference);
 OpenVINO's CPU plugin saturates the sum of narrower integers, which ONNX cannot mirror."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import numpy as np
 
 from ..errors import UnsupportedLayer
 from ..lowering.registry import lowers
-from .eltwise import _reduce, _trunc_div
-from .shape_ops import const_ints, foldable
+from .elementwise import _reduce, _trunc_div
+from .shape import const_ints, foldable
 
 
 def _int_mean(x: np.ndarray, axis, keepdims: bool) -> np.ndarray:

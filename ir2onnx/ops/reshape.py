@@ -16,7 +16,7 @@ from ..ir.graph import shape_str
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, dims_of, i64
-from .shape_ops import DimOf, FOLD_ELEMENTS, vector_value, elements_of
+from .shape import DimOf, FOLD_ELEMENTS, vector_value, elements_of
 
 INFER = "infer"
 

@@ -1,4 +1,4 @@
-"""ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.gather`): the ops of
+"""ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.indexing`): the ops of
 OpenVINO's shape subgraphs (``ShapeOf -> Gather -> Concat -> Reshape``) and their general forms.
 
 Small 1-D integer vectors carry per-element knowledge while converting (``Value.elements``): an

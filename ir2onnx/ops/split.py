@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
-from .shape_ops import const_ints, foldable, normalize_axis
+from .shape import const_ints, foldable, normalize_axis
 
 
 def _axis(layer, data, axis_v) -> int:

@@ -12,8 +12,8 @@ import numpy as np
 from ..errors import UnsupportedLayer
 from ..lowering.registry import lowers
 from .activations import _foldable, _unary
-from .eltwise import _check_operands
-from .shape_ops import foldable
+from .elementwise import _check_operands
+from .shape import foldable
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from .activations import FLOAT_TYPES, _float_input, _foldable, _unary
-from .shape_ops import foldable
+from .shape import foldable
 
 INT_TYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 

@@ -2,13 +2,13 @@
 name as its lowerings' module in :mod:`ir2onnx.ops` (the table: :mod:`.registry`). The list is
 explicit, like ir2onnx/ops/__init__.py: a missing module fails at import and grep finds every op.
 Importing any module of this package fills the table."""
-from . import core  # noqa: F401
+from . import infrastructure  # noqa: F401
 from . import batch_to_space  # noqa: F401
 from . import depth_to_space  # noqa: F401
 from . import convolution_backprop_data  # noqa: F401
 from . import reshape  # noqa: F401
-from . import shape_ops  # noqa: F401
-from . import eltwise  # noqa: F401
+from . import shape  # noqa: F401
+from . import elementwise  # noqa: F401
 from . import convolution  # noqa: F401
 from . import matmul  # noqa: F401  MatMul, Transpose
 from . import activations  # noqa: F401
@@ -16,10 +16,10 @@ from . import pooling  # noqa: F401
 from . import slicing  # noqa: F401  StridedSlice, Slice
 from . import unary  # noqa: F401
 from . import comparison  # noqa: F401  comparisons, logical ops, Select
-from . import reductions  # noqa: F401  ReduceMean, ReduceMax, ReduceMin
+from . import reduction  # noqa: F401  ReduceMean, ReduceMax, ReduceMin
 from . import normalization  # noqa: F401  MVN-6
-from . import data_movement  # noqa: F401  Split, VariadicSplit, Broadcast, Tile, Pad
-from . import range_op  # noqa: F401  Range-4
+from . import split  # noqa: F401  Split, VariadicSplit, Broadcast, Tile, Pad
+from . import generation  # noqa: F401  Range-4
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import interpolate  # noqa: F401  Interpolate-4/-11
 from . import activations2  # noqa: F401  PReLU, Elu, SoftPlus, Mish, LogSoftmax
@@ -28,13 +28,13 @@ from . import modulo  # noqa: F401  FloorMod, Mod, SquaredDifference
 from . import norms  # noqa: F401  ReduceL1-4, ReduceL2-4, NormalizeL2-1
 from . import cumsum  # noqa: F401  CumSum-3
 from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)
-from . import fake_quantize  # noqa: F401  FakeQuantize-1
+from . import quantization  # noqa: F401  FakeQuantize-1
 from . import unary2  # noqa: F401  HSigmoid, SoftSign, Selu, Sign, Round
-from . import trig  # noqa: F401  Sin, Cos, Tan, Asin, ... Atanh
+from . import trigonometric  # noqa: F401  Sin, Cos, Tan, Asin, ... Atanh
 from . import shuffle_channels  # noqa: F401  ShuffleChannels-1
-from . import rnn  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
+from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7
 from . import norm2  # noqa: F401  GroupNormalization-12, BatchNormInference-1/-5
 from . import misc2  # noqa: F401  ConvertLike-1, Eye-9, Einsum-7
-from . import nms  # noqa: F401  NonMaxSuppression-5/-9, NonZero-3
+from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9, NonZero-3

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InvalidLayer
 from .activations import _elementwise, _float, along_axis
-from .eltwise import _pick
+from .elementwise import _pick
 from .registry import oracle
 
 

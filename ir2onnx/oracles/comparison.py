@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from ..errors import InvalidLayer
-from .eltwise import _broadcast_shape, _pick
+from .elementwise import _broadcast_shape, _pick
 from .registry import oracle
 
 

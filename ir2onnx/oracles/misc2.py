@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from ..errors import InvalidLayer
-from .core import convert_array
+from .infrastructure import convert_array
 from .registry import oracle
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidLayer
-from .eltwise import _elementwise
+from .elementwise import _elementwise
 from .registry import oracle
 
 

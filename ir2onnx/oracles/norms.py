@@ -1,5 +1,5 @@
 """Oracles of ReduceL1-4, ReduceL2-4 and NormalizeL2-1 from the specs, element by element
-(the reduction walk of :mod:`.eltwise`), sums in float64, rounded once."""
+(the reduction walk of :mod:`.elementwise`), sums in float64, rounded once."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from .activations import _float
-from .eltwise import _axis, _reduce
+from .elementwise import _axis, _reduce
 from .registry import oracle
 
 

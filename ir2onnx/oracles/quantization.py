@@ -6,7 +6,7 @@
 
 with round half to even. The ranges broadcast to X by numpy rules (``auto_broadcast='none'``:
 equal shapes). OpenVINO's CPU plugin deviates from this text for il > ih (always ol) and
-il == ih (NaN); see :mod:`ir2onnx.ops.fake_quantize`.
+il == ih (NaN); see :mod:`ir2onnx.ops.quantization`.
 """
 from __future__ import annotations
 

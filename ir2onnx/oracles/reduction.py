@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer
-from .eltwise import _axis, _reduce
+from .elementwise import _axis, _reduce
 from .registry import oracle
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import UnsupportedLayer
 from .activations import _elementwise as _float_elementwise
-from .eltwise import _broadcast_shape, _pick
+from .elementwise import _broadcast_shape, _pick
 from .registry import oracle
 
 

@@ -7,32 +7,10 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
 from ..lowering.registry import lowers
 
-FLOAT_TYPES = ("f16", "f32", "f64")
-FOLD_ELEMENTS = 4096
 _erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-def _float_input(ctx, layer, x):
-    if x.etype is None or x.etype.name not in FLOAT_TYPES:
-        raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name if x.etype else '?'} "
-                                      f"is not supported (only {', '.join(FLOAT_TYPES)})")
-    ctx.onnx_type(layer, x.etype)
-
-
-def _foldable(x) -> bool:
-    return x.is_const and x.shape is not None and int(np.prod(x.shape)) <= FOLD_ELEMENTS
-
-
-def _unary(ctx, layer, inputs, emit, fold):
-    """Float-only element-wise op: ``fold(float64 array)`` for small constants, else ``emit(x)``."""
-    x = inputs[0]
-    _float_input(ctx, layer, x)
-    if _foldable(x):
-        with np.errstate(all="ignore"):
-            return [np.asarray(fold(x.value().astype(np.float64))).astype(x.etype.numpy)]
-    return [emit(x)]
 
 
 def _scalar(ctx, value, etype) -> str:
@@ -45,11 +23,11 @@ def relu(ctx, layer, inputs):
     x = inputs[0]
     name = x.etype.name if x.etype else "?"
     if name in FLOAT_TYPES:
-        return _unary(ctx, layer, inputs, ctx.b.Relu, lambda v: np.maximum(v, 0))
+        return float_elementwise(ctx, layer, inputs, ctx.b.Relu, lambda v: np.maximum(v, 0))
     if name in ("u8", "u16", "u32", "u64"):
         return [x]
     if name in ("i8", "i16", "i32", "i64"):
-        if _foldable(x):
+        if foldable(x):
             return [np.maximum(x.value(), 0).astype(x.etype.numpy)]
         return [ctx.b.Clip(x, _scalar(ctx, 0, x.etype))]
     raise UnsupportedLayer(layer, f"ReLU on element type {name} is not supported")
@@ -58,25 +36,25 @@ def relu(ctx, layer, inputs):
 @lowers("Sigmoid", "opset1")
 def sigmoid(ctx, layer, inputs):
     """Sigmoid-1 -> Sigmoid."""
-    return _unary(ctx, layer, inputs, ctx.b.Sigmoid, lambda v: 1 / (1 + np.exp(-v)))
+    return float_elementwise(ctx, layer, inputs, ctx.b.Sigmoid, lambda v: 1 / (1 + np.exp(-v)))
 
 
 @lowers("Tanh", "opset1")
 def tanh(ctx, layer, inputs):
     """Tanh-1 -> Tanh."""
-    return _unary(ctx, layer, inputs, ctx.b.Tanh, np.tanh)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Tanh, np.tanh)
 
 
 @lowers("Exp", "opset1")
 def exp(ctx, layer, inputs):
     """Exp-1 -> Exp."""
-    return _unary(ctx, layer, inputs, ctx.b.Exp, np.exp)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Exp, np.exp)
 
 
 @lowers("Sqrt", "opset1")
 def sqrt(ctx, layer, inputs):
     """Sqrt-1 -> Sqrt (negative inputs give NaN)."""
-    return _unary(ctx, layer, inputs, ctx.b.Sqrt, np.sqrt)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Sqrt, np.sqrt)
 
 
 def clamp_bounds(layer, etype) -> tuple[float | int, float | int]:
@@ -103,7 +81,7 @@ def clamp(ctx, layer, inputs):
         raise UnsupportedLayer(layer, f"Clamp on element type {x.etype.name if x.etype else '?'} is not supported")
     ctx.onnx_type(layer, x.etype)
     lo, hi = clamp_bounds(layer, x.etype)
-    if _foldable(x):
+    if foldable(x):
         return [np.clip(x.value(), np.asarray(lo, x.etype.numpy), np.asarray(hi, x.etype.numpy))]
     return [ctx.b.Clip(x, _scalar(ctx, lo, x.etype), _scalar(ctx, hi, x.etype))]
 
@@ -111,9 +89,9 @@ def clamp(ctx, layer, inputs):
 def _gelu(ctx, layer, inputs, mode: str):
     g = ctx.b
     x = inputs[0]
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     et = x.etype
-    if _foldable(x):
+    if foldable(x):
         v = x.value().astype(np.float64)
         if mode == "tanh":
             y = 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
@@ -149,14 +127,14 @@ def gelu7(ctx, layer, inputs):
 @lowers("HSwish", "opset4")
 def hswish(ctx, layer, inputs):
     """HSwish-4 -> HardSwish: x * min(max(x + 3, 0), 6) / 6."""
-    return _unary(ctx, layer, inputs, ctx.b.HardSwish, lambda v: v * np.clip(v + 3, 0, 6) / 6)
+    return float_elementwise(ctx, layer, inputs, ctx.b.HardSwish, lambda v: v * np.clip(v + 3, 0, 6) / 6)
 
 
 @lowers("Swish", "opset4")
 def swish(ctx, layer, inputs):
     """Swish-4 -> Mul(x, Sigmoid(x * beta)) (beta: optional scalar input, default 1)."""
     x = inputs[0]
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     beta = inputs[1] if len(inputs) > 1 else None
     if beta is not None:
         if beta.etype != x.etype:
@@ -172,7 +150,7 @@ def swish(ctx, layer, inputs):
 
 def _softmax(ctx, layer, inputs, allow_negative: bool):
     x = inputs[0]
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     axis = int(layer.attrs.get("axis", 1))
     rank = x.rank
     low = -rank if (allow_negative and rank is not None) else 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import float_elementwise, float_input, foldable
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .activations import _float_input, _foldable, _unary
 
 
 def _softplus(v: np.ndarray) -> np.ndarray:
@@ -16,7 +16,7 @@ def _softplus(v: np.ndarray) -> np.ndarray:
 
 def _refuse_f64(layer, x, onnx_op: str) -> None:
     """onnxruntime's CPU Elu and Softplus have no f64 kernel (constants still fold)."""
-    if x.etype is not None and x.etype.name == "f64" and not _foldable(x):
+    if x.etype is not None and x.etype.name == "f64" and not foldable(x):
         raise UnsupportedLayer(layer, f"{layer.type} on f64 is not supported (onnxruntime's {onnx_op} "
                                       "is f16/f32 only)")
 
@@ -43,13 +43,13 @@ def _slope_shape(layer, x, slope) -> tuple | None:
 def prelu(ctx, layer, inputs):
     """PReLU-1 -> PRelu (a per-channel 1-D slope reshaped to [C, 1, ...] first)."""
     x, slope = inputs
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     if slope.etype != x.etype:
         raise InvalidLayer(layer, f"slope is {slope.etype.name} but data is {x.etype.name}")
     shape = _slope_shape(layer, x, slope)
     if shape is None and slope.rank > x.rank:
         raise InvalidLayer(layer, f"slope of rank {slope.rank} does not broadcast to data of rank {x.rank}")
-    if _foldable(x) and _foldable(slope):
+    if foldable(x) and foldable(slope):
         v, s = x.value().astype(np.float64), np.asarray(slope.value()).astype(np.float64)
         s = s if shape is None else s.reshape(shape)
         return [np.where(v < 0, v * s, v).astype(x.etype.numpy)]
@@ -66,7 +66,7 @@ def elu(ctx, layer, inputs):
     """Elu-1 -> Elu(alpha): x if x > 0 else alpha * (exp(x) - 1)."""
     alpha = float(layer.attrs["alpha"])
     _refuse_f64(layer, inputs[0], "Elu")
-    return _unary(ctx, layer, inputs, lambda x: ctx.b.Elu(x, alpha=alpha),
+    return float_elementwise(ctx, layer, inputs, lambda x: ctx.b.Elu(x, alpha=alpha),
                   lambda v: np.where(v > 0, v, alpha * np.expm1(v)))
 
 
@@ -74,7 +74,7 @@ def elu(ctx, layer, inputs):
 def softplus(ctx, layer, inputs):
     """SoftPlus-4 -> Softplus: ln(1 + exp(x))."""
     _refuse_f64(layer, inputs[0], "Softplus")
-    return _unary(ctx, layer, inputs, ctx.b.Softplus, _softplus)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Softplus, _softplus)
 
 
 @lowers("Mish", "opset4")
@@ -88,14 +88,14 @@ def mish(ctx, layer, inputs):
 
         def emit(x):
             return g.Mul(x, g.Tanh(g.Softplus(x)))
-    return _unary(ctx, layer, inputs, emit, lambda v: v * np.tanh(_softplus(v)))
+    return float_elementwise(ctx, layer, inputs, emit, lambda v: v * np.tanh(_softplus(v)))
 
 
 @lowers("LogSoftmax", "opset5")
 def log_softmax(ctx, layer, inputs):
     """LogSoftmax-5 -> LogSoftmax(axis) (negative axes count from the end)."""
     x = inputs[0]
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     axis = int(layer.attrs["axis"])
     if x.rank is not None and not -x.rank <= axis < x.rank:
         raise InvalidLayer(layer, f"axis {axis} is out of range for rank {x.rank}")

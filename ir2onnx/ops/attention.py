@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import float_input
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
-from .activations import _float_input
 
 SMALL = 4096  # causal biases of at most this many elements are constants
 
@@ -62,7 +62,7 @@ def sdpa(ctx, layer, inputs):
     q, k, v = inputs[:3]
     mask = inputs[3] if len(inputs) > 3 else None
     scale_v = inputs[4] if len(inputs) > 4 else None
-    _float_input(ctx, layer, q)
+    float_input(ctx, layer, q)
     for other in (k, v) + ((scale_v,) if scale_v is not None else ()):
         if other.etype != q.etype:
             raise InvalidLayer(layer, f"inputs must share query's element type {q.etype.name}, got {other.etype.name}")

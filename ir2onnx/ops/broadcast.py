@@ -12,9 +12,9 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering import exact
 from ..lowering.builder import Value
+from ..lowering.inputs import const_ints, foldable
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
-from .shape import const_ints, foldable
 
 
 def _numpy_target(layer, shape, target: list[int], bidirectional: bool) -> tuple[int, ...]:

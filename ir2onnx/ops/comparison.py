@@ -8,36 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
-from ..ir.graph import Shape
+from ..errors import UnsupportedLayer
+from ..lowering.inputs import check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
-from .shape import foldable
-
-
-def check_broadcast(layer, *shapes: Shape) -> None:
-    """Shapes compatible under the layer's ``auto_broadcast`` (numpy or none), where known."""
-    mode = layer.attrs.get("auto_broadcast", "numpy")
-    if mode not in ("numpy", "none"):
-        raise UnsupportedLayer(layer, f"auto_broadcast='{mode}' is not supported (only 'numpy' and 'none')")
-    known = [s for s in shapes if s is not None]
-    if mode == "none":
-        if len({len(s) for s in known}) > 1 or any(
-                len({d for d in dims if d is not None}) > 1 for dims in zip(*known)):
-            raise InvalidLayer(layer, "auto_broadcast='none' needs equal shapes, got "
-                                      + " and ".join(str(list(s)) for s in known))
-        return
-    rank = max((len(s) for s in known), default=0)
-    for axis in range(1, rank + 1):
-        dims = {s[-axis] for s in known if len(s) >= axis and s[-axis] is not None} - {1}
-        if len(dims) > 1:
-            raise InvalidLayer(layer, "shapes " + ", ".join(str(list(s)) for s in known)
-                               + " do not broadcast (numpy rules)")
-
-
-def same_etype(layer, *values) -> None:
-    if len({v.etype for v in values}) > 1:
-        names = " and ".join(v.etype.name for v in values)
-        raise InvalidLayer(layer, f"operands have different element types ({names})")
 
 
 def _compare(ctx, layer, inputs, onnx_op: str, fold, ordered: bool = True):

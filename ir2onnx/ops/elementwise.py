@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import foldable
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape import foldable
 
 _INT64 = 7  # TensorProto.INT64
 _INT32 = 6  # TensorProto.INT32

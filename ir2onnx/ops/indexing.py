@@ -10,9 +10,10 @@ from onnx import helper
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering import exact
 from ..lowering.builder import Value
+from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
+from ..lowering.shape_vectors import elements_of, vector_value
 from ..lowering.shapes import dims_of, i64
-from .shape import normalize_axis, const_ints, foldable, vector_value, elements_of
 
 
 def _gather(ctx, layer, inputs, negative: bool):

@@ -8,9 +8,8 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering import exact
+from ..lowering.inputs import check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
-from .comparison import check_broadcast, same_etype
-from .shape import foldable
 
 _WHERE_TYPES = ("f16", "f32", "f64", "i8", "i32", "i64", "u8", "u32")
 _WIDER = {"i16": 6, "u16": 12, "u64": 7}  # TensorProto INT32, UINT32, INT64

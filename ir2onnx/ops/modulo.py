@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
+from ..lowering.inputs import foldable
 from ..lowering.registry import lowers
 from .elementwise import _check_operands, _fold
-from .shape import foldable
 
 INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 FLOATS = ("f16", "f32", "f64")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape import const_ints, normalize_axis
 
 _FLOAT = 1  # TensorProto.FLOAT
 

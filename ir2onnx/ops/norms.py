@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, float_input
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .activations import _float_input
 from .elementwise import _reduce
-from .shape import const_ints
 
 
 def _float_reduce(ctx, layer, inputs, onnx_op, fold):
-    _float_input(ctx, layer, inputs[0])
+    float_input(ctx, layer, inputs[0])
     return _reduce(ctx, layer, inputs, onnx_op, fold)
 
 
@@ -42,7 +41,7 @@ def reduce_l2(ctx, layer, inputs):
 def normalize_l2(ctx, layer, inputs):
     """NormalizeL2-1 -> ReduceSumSquare(keepdims=1), Max or Add (eps), Sqrt, Div."""
     x, axes_v = inputs
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     if x.rank is None:
         raise UnsupportedLayer(layer, "NormalizeL2 needs data of known rank")
     axes = const_ints(layer, axes_v, "axes")

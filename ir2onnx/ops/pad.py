@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, foldable
 from ..lowering.registry import lowers
 from ..lowering.shapes import INT64_MAX, i64
-from .shape import const_ints, foldable
 
 INT64_MIN = -INT64_MAX - 1
 

@@ -29,7 +29,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .convolution import attr_ints, same_pads
+from ..lowering.windows import attr_ints, same_pads
 
 MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
 AVG_TYPES = ("f16", "f32", "f64")  # ONNX AveragePool (onnxruntime's CPU: f16, f32)

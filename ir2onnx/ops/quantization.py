@@ -30,8 +30,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import foldable
 from ..lowering.registry import lowers
-from .shape import foldable
 
 _FLOATS = ("f32", "f16", "bf16", "f64")
 _F32, _F64 = TensorProto.FLOAT, TensorProto.DOUBLE

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
+from ..lowering.inputs import const_ints, foldable
 from ..lowering.registry import lowers
 from .elementwise import _reduce, _trunc_div
-from .shape import const_ints, foldable
 
 
 def _int_mean(x: np.ndarray, axis, keepdims: bool) -> np.ndarray:

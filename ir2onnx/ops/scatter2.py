@@ -13,9 +13,9 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
-from .shape import const_ints, normalize_axis
 
 _INT64 = TensorProto.INT64
 _ONNX_REDUCTION = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}

@@ -1,15 +1,12 @@
 """ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.indexing`): the ops of
 OpenVINO's shape subgraphs (``ShapeOf -> Gather -> Concat -> Reshape``) and their general forms.
 
-Small 1-D integer vectors carry per-element knowledge while converting (``Value.elements``): an
-``int`` when the element is known, ``DimOf(v, j)`` when it equals dim ``j`` of the tensor ``v``,
-``None`` otherwise. Fully known vectors fold to constants; the rest is emitted lazily (a node only
-when some consumer asks for the tensor), so Reshape can resolve a pattern built from its own
-input's shape without leaving dead Shape/Gather/Concat nodes behind.
+Shape vectors carry per-element knowledge while converting (:mod:`ir2onnx.lowering.shape_vectors`),
+so Reshape can resolve a pattern built from its own input's shape without leaving dead
+Shape/Gather/Concat nodes behind.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -17,82 +14,11 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import ElementType, element_type
 from ..ir.graph import is_static
-from ..lowering.builder import Builder, Value
-from ..lowering.builder import LazyValue as BaseLazyValue
+from ..lowering.builder import Value
+from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
+from ..lowering.shape_vectors import DimOf, LazyValue, elements_of, vector_value
 from ..lowering.shapes import i64
-
-FOLD_ELEMENTS = 4096
-MAX_TRACKED = 64  # vectors longer than this carry no per-element knowledge
-
-
-@dataclass(frozen=True, eq=False)
-class DimOf:
-    """An element known to equal ``shape(value)[index]`` at run time (identity of ``value``)."""
-
-    value: Value
-    index: int
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, DimOf) and other.value is self.value and other.index == self.index
-
-    def __hash__(self) -> int:
-        return hash((id(self.value), self.index))
-
-
-class LazyValue(BaseLazyValue):
-    """A lazily emitted Value that also carries per-element knowledge of a shape vector."""
-
-    def __init__(self, b: Builder, etype: ElementType, shape, emit: Callable[[], str], elements=None):
-        super().__init__(b, etype, shape, emit)
-        self.elements = elements
-
-
-def elements_of(v: Value) -> tuple | None:
-    """Per-element knowledge of a 0-D/1-D integer tensor, or None."""
-    if v.shape is None or len(v.shape) > 1 or not (v.etype.is_integer and v.etype.numpy is not None):
-        return None
-    if v.is_const:
-        if int(np.prod(v.shape, dtype=np.int64)) > MAX_TRACKED:
-            return None
-        return tuple(int(e) for e in np.asarray(v.value()).reshape(-1))
-    return getattr(v, "elements", None)
-
-
-def vector_value(b: Builder, etype: ElementType, shape, elements: tuple, emit: Callable[[], str]):
-    """A folded array when every element is known, else a lazily emitted tensor."""
-    if all(isinstance(e, int) for e in elements):
-        return np.array(elements, dtype=etype.numpy).reshape(shape)
-    return LazyValue(b, etype, shape, emit, elements if len(elements) <= MAX_TRACKED else None)
-
-
-def foldable(*values: Value) -> bool:
-    """All constants, small enough to compute at convert time."""
-    return all(v.is_const and v.shape is not None for v in values) and all(
-        int(np.prod(v.shape, dtype=np.int64)) <= FOLD_ELEMENTS for v in values)
-
-
-def known_rank(layer, x: Value, minimum: int = 0, what: str = "data") -> int:
-    """``x``'s rank: UnsupportedLayer when unknown, InvalidLayer below ``minimum``."""
-    if x.rank is None:
-        raise UnsupportedLayer(layer, f"{layer.type} needs {what} of known rank")
-    if x.rank < minimum:
-        raise InvalidLayer(layer, f"{layer.type} needs {what} of rank >= {minimum}")
-    return x.rank
-
-
-def normalize_axis(layer, value, rank: int, what: str = "axis") -> int:
-    """``value`` in ``[0, rank)``; InvalidLayer outside ``[-rank, rank)``."""
-    if not -rank <= value < rank:
-        raise InvalidLayer(layer, f"{what} {value} is out of range for rank {rank}")
-    return value % rank
-
-
-def const_ints(layer, v: Value, what: str) -> list[int]:
-    """The values of a constant input; UnsupportedLayer when it is known only at run time."""
-    if not v.is_const:
-        raise UnsupportedLayer(layer, f"{what} known only at run time is not supported")
-    return [int(a) for a in np.asarray(v.value()).reshape(-1)]
 
 
 # -- ShapeOf ---------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
+from ..lowering.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64, shape_of
-from .shape import FOLD_ELEMENTS, known_rank, normalize_axis
 
 
 def shuffle_numpy(x: np.ndarray, axis: int, group: int) -> np.ndarray:

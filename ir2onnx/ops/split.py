@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
-from .shape import const_ints, foldable, normalize_axis
 
 
 def _axis(layer, data, axis_v) -> int:

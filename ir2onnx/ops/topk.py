@@ -14,9 +14,9 @@ only the values of sort=value/none are comparable with OpenVINO.
 from __future__ import annotations
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from .shape import const_ints, known_rank, normalize_axis
 
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 

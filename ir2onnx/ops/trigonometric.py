@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
+from ..lowering.inputs import float_elementwise, foldable
 from ..lowering.registry import lowers
-from .activations import _foldable, _unary
 
 # IR type -> (IR version, ONNX op, numpy function, f64 supported by onnxruntime's CPU provider)
 TRIG = {
@@ -33,10 +33,10 @@ TRIG = {
 def _make(ir_type: str, onnx_op: str, fn, f64: bool):
     def lowering(ctx, layer, inputs):
         x = inputs[0]
-        if not f64 and x.etype is not None and x.etype.name == "f64" and not _foldable(x):
+        if not f64 and x.etype is not None and x.etype.name == "f64" and not foldable(x):
             raise UnsupportedLayer(layer, f"{ir_type} on f64 is not supported "
                                           f"(onnxruntime's {onnx_op} is f16/f32 only)")
-        return _unary(ctx, layer, inputs, lambda v: ctx.b.op(onnx_op, v), fn)
+        return float_elementwise(ctx, layer, inputs, lambda v: ctx.b.op(onnx_op, v), fn)
 
     version = TRIG[ir_type][0]
     lowering.__name__ = ir_type.lower()

@@ -10,10 +10,9 @@ import math
 import numpy as np
 
 from ..errors import UnsupportedLayer
+from ..lowering.inputs import float_elementwise, foldable
 from ..lowering.registry import lowers
-from .activations import _foldable, _unary
 from .elementwise import _check_operands
-from .shape import foldable
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
@@ -26,22 +25,22 @@ def _etype_name(x) -> str:
 @lowers("Erf", "opset1")
 def erf(ctx, layer, inputs):
     """Erf-1 -> Erf (f16, f32; onnxruntime has no f64 Erf, so f64 is refused)."""
-    if _etype_name(inputs[0]) == "f64" and not _foldable(inputs[0]):
+    if _etype_name(inputs[0]) == "f64" and not foldable(inputs[0]):
         raise UnsupportedLayer(layer, "Erf on f64 is not supported (onnxruntime's Erf is f16/f32 only)")
-    return _unary(ctx, layer, inputs, ctx.b.Erf, _erf)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Erf, _erf)
 
 
 @lowers("Log", "opset1")
 def log(ctx, layer, inputs):
     """Log-1 -> Log (floats; log(0) = -inf, negative inputs give NaN)."""
-    return _unary(ctx, layer, inputs, ctx.b.Log, np.log)
+    return float_elementwise(ctx, layer, inputs, ctx.b.Log, np.log)
 
 
 def _round(ctx, layer, inputs, onnx_op: str, fn):
     x = inputs[0]
     if _etype_name(x) in _INTS:
         return [x]  # integers are already whole numbers
-    return _unary(ctx, layer, inputs, lambda v: ctx.b.op(onnx_op, v), fn)
+    return float_elementwise(ctx, layer, inputs, lambda v: ctx.b.op(onnx_op, v), fn)
 
 
 @lowers("Floor", "opset1")
@@ -58,7 +57,7 @@ def ceiling(ctx, layer, inputs):
 
 def _integer(ctx, layer, x, fold, emit):
     ctx.onnx_type(layer, x.etype)
-    if _foldable(x):
+    if foldable(x):
         with np.errstate(over="ignore"):
             return [np.asarray(fold(x.value())).astype(x.etype.numpy)]
     return [emit()]
@@ -74,7 +73,7 @@ def negative(ctx, layer, inputs):
             zero = g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero")
             return _integer(ctx, layer, x, lambda v: np.zeros((), v.dtype) - v, lambda: g.Sub(zero, x))
         return _integer(ctx, layer, x, np.negative, lambda: g.Neg(x))
-    return _unary(ctx, layer, inputs, g.Neg, np.negative)
+    return float_elementwise(ctx, layer, inputs, g.Neg, np.negative)
 
 
 @lowers("Abs", "opset1")
@@ -86,7 +85,7 @@ def abs_(ctx, layer, inputs):
         return [x]
     if name in _INTS:
         return _integer(ctx, layer, x, np.abs, lambda: g.Abs(x))
-    return _unary(ctx, layer, inputs, g.Abs, np.abs)
+    return float_elementwise(ctx, layer, inputs, g.Abs, np.abs)
 
 
 def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
 from ..lowering.registry import lowers
-from .activations import FLOAT_TYPES, _float_input, _foldable, _unary
-from .shape import foldable
 
 INT_TYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 
@@ -41,7 +40,7 @@ def hsigmoid(ctx, layer, inputs):
     def emit(x):
         return g.Div(g.Clip(g.Add(x, _c(ctx, 3, x)), _c(ctx, 0, x), _c(ctx, 6, x)), _c(ctx, 6, x))
 
-    return _unary(ctx, layer, inputs, emit, lambda v: np.clip(v + 3, 0, 6) / 6)
+    return float_elementwise(ctx, layer, inputs, emit, lambda v: np.clip(v + 3, 0, 6) / 6)
 
 
 @lowers("SoftSign", "opset9")
@@ -54,7 +53,7 @@ def softsign(ctx, layer, inputs):
             return g.Div(x, g.Add(g.Abs(x), _c(ctx, 1, x)))
         return g.Softsign(x)
 
-    return _unary(ctx, layer, inputs, emit, lambda v: v / (1 + np.abs(v)))
+    return float_elementwise(ctx, layer, inputs, emit, lambda v: v / (1 + np.abs(v)))
 
 
 def _scalar_param(layer, v, what: str, x) -> None:
@@ -73,10 +72,10 @@ def selu(ctx, layer, inputs):
     """Selu-1 (data, alpha, lambda) -> Selu(alpha, gamma) for constant alpha/lambda on f16/f32;
     else Mul(lambda, Where(Greater(x, 0), x, Mul(alpha, Sub(Exp(x), 1))))."""
     x, alpha, lam = inputs
-    _float_input(ctx, layer, x)
+    float_input(ctx, layer, x)
     _scalar_param(layer, alpha, "alpha", x)
     _scalar_param(layer, lam, "lambda", x)
-    if foldable(x, alpha, lam) and _foldable(x):
+    if foldable(x, alpha, lam):
         a, l_ = (float(np.asarray(v.value()).reshape(-1)[0]) for v in (alpha, lam))
         with np.errstate(all="ignore"):
             return [_selu64(x.value().astype(np.float64), a, l_).astype(x.etype.numpy)]
@@ -99,7 +98,7 @@ def sign(ctx, layer, inputs):
         raise UnsupportedLayer(layer, f"Sign on element type {name} is not supported "
                                       f"({', '.join(FLOAT_TYPES + INT_TYPES)})")
     ctx.onnx_type(layer, x.etype)
-    if _foldable(x):
+    if foldable(x):
         return [np.sign(x.value()).astype(x.etype.numpy) + np.zeros((), x.etype.numpy)]  # -0.0 -> 0.0
     if name == "f16":
         return [ctx.b.Cast(ctx.b.Sign(ctx.b.Cast(x, to=1)), to=x.etype.onnx)]
@@ -132,4 +131,4 @@ def round5(ctx, layer, inputs):
         tie = g.Equal(g.Mul(g.Sub(v, r), s), _c(ctx, 0.5, v))  # exact: |x - r| <= 0.5, s is +-1 or 0
         return g.Where(tie, g.Add(r, s), r)
 
-    return _unary(ctx, layer, inputs, emit, round_away if away else np.round)
+    return float_elementwise(ctx, layer, inputs, emit, round_away if away else np.round)

@@ -8,23 +8,8 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from .elements import as_float64, map_float
 from .registry import oracle
-
-_FLOATS = ("float16", "float32", "float64")
-
-
-def _float(layer, x: np.ndarray) -> np.ndarray:
-    if x.dtype.name not in _FLOATS:
-        raise UnsupportedLayer(layer, f"{layer.type} on {x.dtype} is not supported")
-    return x.astype(np.float64)
-
-
-def _elementwise(layer, x: np.ndarray, fn) -> list[np.ndarray]:
-    v = _float(layer, x)
-    out = np.empty(v.shape, np.float64)
-    for pos in itertools.product(*[range(d) for d in v.shape]):
-        out[pos] = fn(float(v[pos]))
-    return [out.astype(x.dtype)]
 
 
 def _sigmoid(v: float) -> float:
@@ -36,27 +21,27 @@ def relu(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return [np.where(x > 0, x, np.zeros((), x.dtype)).astype(x.dtype)]
-    return _elementwise(layer, x, lambda v: v if v > 0 or v != v else 0.0)
+    return map_float(layer, x, lambda v: v if v > 0 or v != v else 0.0)
 
 
 @oracle("Sigmoid", "opset1")
 def sigmoid(layer, inputs):
-    return _elementwise(layer, inputs[0], _sigmoid)
+    return map_float(layer, inputs[0], _sigmoid)
 
 
 @oracle("Tanh", "opset1")
 def tanh(layer, inputs):
-    return _elementwise(layer, inputs[0], math.tanh)
+    return map_float(layer, inputs[0], math.tanh)
 
 
 @oracle("Exp", "opset1")
 def exp(layer, inputs):
-    return _elementwise(layer, inputs[0], lambda v: math.exp(v) if v < 710 else math.inf)
+    return map_float(layer, inputs[0], lambda v: math.exp(v) if v < 710 else math.inf)
 
 
 @oracle("Sqrt", "opset1")
 def sqrt(layer, inputs):
-    return _elementwise(layer, inputs[0], lambda v: math.sqrt(v) if v >= 0 else math.nan)
+    return map_float(layer, inputs[0], lambda v: math.sqrt(v) if v >= 0 else math.nan)
 
 
 @oracle("Clamp", "opset1")
@@ -75,14 +60,14 @@ def clamp(layer, inputs):
             out[pos] = min(max(int(x[pos]), lo_i), hi_i)
         return [out]
     lo_t, hi_t = float(np.asarray(lo, x.dtype)), float(np.asarray(hi, x.dtype))
-    return _elementwise(layer, x, lambda v: v if v != v else min(max(v, lo_t), hi_t))
+    return map_float(layer, x, lambda v: v if v != v else min(max(v, lo_t), hi_t))
 
 
 def _gelu(layer, x, mode: str):
     if mode == "tanh":
         c = math.sqrt(2 / math.pi)
-        return _elementwise(layer, x, lambda v: 0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v ** 3))))
-    return _elementwise(layer, x, lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
+        return map_float(layer, x, lambda v: 0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v ** 3))))
+    return map_float(layer, x, lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
 
 
 @oracle("Gelu", "opset2")
@@ -97,7 +82,7 @@ def gelu7(layer, inputs):
 
 @oracle("HSwish", "opset4")
 def hswish(layer, inputs):
-    return _elementwise(layer, inputs[0], lambda v: v * min(max(v + 3, 0.0), 6.0) / 6)
+    return map_float(layer, inputs[0], lambda v: v * min(max(v + 3, 0.0), 6.0) / 6)
 
 
 @oracle("Swish", "opset4")
@@ -107,13 +92,13 @@ def swish(layer, inputs):
         if inputs[1].size != 1:
             raise InvalidLayer(layer, "beta must be a scalar")
         beta = float(inputs[1].reshape(-1)[0])
-    return _elementwise(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
+    return map_float(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
 
 
 def along_axis(layer, x: np.ndarray, axis: int, allow_negative: bool, line_fn) -> list[np.ndarray]:
     """Apply ``line_fn(values) -> values`` (float64 lists) to every line of ``x`` along ``axis``,
     element by element; the result has ``x``'s dtype. Empty lines stay empty."""
-    v = _float(layer, x)
+    v = as_float64(layer, x)
     if not (-x.ndim if allow_negative else 0) <= axis < x.ndim:
         raise InvalidLayer(layer, f"axis {axis} out of range for rank {x.ndim}")
     axis %= x.ndim

@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .activations import _elementwise, _float, along_axis
-from .elementwise import _pick
+from .activations import along_axis
+from .elements import as_float64, map_float, pick
 from .registry import oracle
 
 
@@ -20,7 +20,7 @@ def _softplus(v: float) -> float:
 @oracle("PReLU", "opset1")
 def prelu(layer, inputs):
     x, slope = inputs
-    v, s = _float(layer, x), slope.astype(np.float64)
+    v, s = as_float64(layer, x), slope.astype(np.float64)
     channel = 1 if x.ndim > 1 else 0
     per_channel = slope.ndim == 1 and x.ndim >= 1 and x.shape[channel] == slope.shape[0]
     if not per_channel:
@@ -28,7 +28,7 @@ def prelu(layer, inputs):
             raise InvalidLayer(layer, f"slope {slope.shape} does not broadcast to data {x.shape}")
     out = np.empty(x.shape, np.float64)
     for pos in itertools.product(*[range(d) for d in x.shape]):
-        k = s[pos[channel]] if per_channel else _pick(s, pos)
+        k = s[pos[channel]] if per_channel else pick(s, pos)
         out[pos] = v[pos] * k if v[pos] < 0 else v[pos]
     return [out.astype(x.dtype)]
 
@@ -36,17 +36,17 @@ def prelu(layer, inputs):
 @oracle("Elu", "opset1")
 def elu(layer, inputs):
     alpha = float(layer.attrs["alpha"])
-    return _elementwise(layer, inputs[0], lambda v: v if v > 0 else alpha * math.expm1(v))
+    return map_float(layer, inputs[0], lambda v: v if v > 0 else alpha * math.expm1(v))
 
 
 @oracle("SoftPlus", "opset4")
 def softplus(layer, inputs):
-    return _elementwise(layer, inputs[0], _softplus)
+    return map_float(layer, inputs[0], _softplus)
 
 
 @oracle("Mish", "opset4")
 def mish(layer, inputs):
-    return _elementwise(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
+    return map_float(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
 
 
 def _log_softmax_line(values: list[float]) -> list[float]:

@@ -7,14 +7,14 @@ import itertools
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elementwise import _broadcast_shape, _pick
+from .elements import broadcast_shape, pick
 from .registry import oracle
 
 
 def _shape(layer, *arrays: np.ndarray) -> tuple[int, ...]:
     shape = arrays[0].shape
     for other in arrays[1:]:
-        shape = _broadcast_shape(layer, np.empty(shape), other)
+        shape = broadcast_shape(layer, np.empty(shape), other)
     return shape
 
 
@@ -22,7 +22,7 @@ def _map(layer, arrays, fn, dtype) -> np.ndarray:
     shape = _shape(layer, *arrays)
     out = np.empty(shape, dtype)
     for pos in itertools.product(*[range(d) for d in shape]):
-        out[pos] = fn(*[_pick(a, pos) for a in arrays])
+        out[pos] = fn(*[pick(a, pos) for a in arrays])
     return out
 
 

@@ -7,44 +7,21 @@ import itertools
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
+from .elements import broadcast_shape, normalize_axis, pick
 from .registry import oracle
-
-
-def _broadcast_shape(layer, a: np.ndarray, b: np.ndarray) -> tuple[int, ...]:
-    mode = layer.attrs.get("auto_broadcast", "numpy")
-    if mode == "none":
-        if a.shape != b.shape:
-            raise InvalidLayer(layer, f"auto_broadcast='none' needs equal shapes, got {a.shape} and {b.shape}")
-        return a.shape
-    if mode != "numpy":
-        raise UnsupportedLayer(layer, f"auto_broadcast='{mode}'")
-    rank = max(a.ndim, b.ndim)
-    pa, pb = (1,) * (rank - a.ndim) + a.shape, (1,) * (rank - b.ndim) + b.shape
-    out = []
-    for x, y in zip(pa, pb):
-        if x != y and 1 not in (x, y):
-            raise InvalidLayer(layer, f"shapes {a.shape} and {b.shape} do not broadcast")
-        out.append(y if x == 1 else x)
-    return tuple(out)
-
-
-def _pick(x: np.ndarray, pos: tuple[int, ...]):
-    """Element of ``x`` at output position ``pos`` under numpy broadcasting (index arithmetic)."""
-    pos = pos[len(pos) - x.ndim:]
-    return x[tuple(0 if d == 1 else p for d, p in zip(x.shape, pos))]
 
 
 def _elementwise(layer, inputs, fn):
     a, b = inputs
     if a.dtype != b.dtype:
         raise InvalidLayer(layer, "operands have different element types")
-    shape = _broadcast_shape(layer, a, b)
+    shape = broadcast_shape(layer, a, b)
     out = np.empty(shape, dtype=a.dtype)
     integer = a.dtype.kind in "iu"
     bits = a.dtype.itemsize * 8
     for pos in itertools.product(*[range(d) for d in shape]):
-        x, y = _pick(a, pos), _pick(b, pos)
+        x, y = pick(a, pos), pick(b, pos)
         if integer:
             r = fn(int(x), int(y)) % (1 << bits)  # wrap modulo 2^bits
             if a.dtype.kind == "i" and r >= 1 << (bits - 1):
@@ -103,7 +80,7 @@ def divide(layer, inputs):
 def _reduce(layer, inputs, combine, start):
     data, axes = inputs
     rank = data.ndim
-    axes = {_axis(layer, int(a), rank) for a in np.asarray(axes).reshape(-1)} if rank else set()
+    axes = {normalize_axis(layer, int(a), rank) for a in np.asarray(axes).reshape(-1)} if rank else set()
     keep = bool(layer.attrs.get("keep_dims", False))
     kept_shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
     out = np.empty(kept_shape, dtype=data.dtype)
@@ -116,12 +93,6 @@ def _reduce(layer, inputs, combine, start):
     if not keep:
         out = out.reshape(tuple(d for i, d in enumerate(data.shape) if i not in axes))
     return [out]
-
-
-def _axis(layer, axis: int, rank: int) -> int:
-    if not -rank <= axis < rank:
-        raise InvalidLayer(layer, f"axis {axis} out of range for rank {rank}")
-    return axis % rank
 
 
 def _wrapping(op):

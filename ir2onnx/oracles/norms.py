@@ -8,14 +8,14 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .activations import _float
-from .elementwise import _axis, _reduce
+from .elements import as_float64, normalize_axis
+from .elementwise import _reduce
 from .registry import oracle
 
 
 def _sum_of(layer, inputs, term):
     data, axes = inputs
-    _float(layer, data)
+    as_float64(layer, data)
     total = _reduce(layer, [data.astype(object), axes], lambda acc, v: acc + term(float(v)), lambda dt: 0.0)[0]
     return total, data.dtype
 
@@ -35,8 +35,8 @@ def reduce_l2(layer, inputs):
 @oracle("NormalizeL2", "opset1")
 def normalize_l2(layer, inputs):
     x, axes = inputs
-    v = _float(layer, x)
-    picked = {_axis(layer, int(a), x.ndim) for a in np.asarray(axes).reshape(-1)}
+    v = as_float64(layer, x)
+    picked = {normalize_axis(layer, int(a), x.ndim) for a in np.asarray(axes).reshape(-1)}
     if not picked:
         raise UnsupportedLayer(layer, "NormalizeL2 over no axes")
     eps, mode = float(layer.attrs["eps"]), layer.attrs["eps_mode"]

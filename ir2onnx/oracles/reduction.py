@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elementwise import _axis, _reduce
+from .elements import normalize_axis
+from .elementwise import _reduce
 from .registry import oracle
 
 
 def _count(layer, data: np.ndarray, axes: np.ndarray) -> int:
     if data.ndim == 0:
         return 1
-    picked = {_axis(layer, int(a), data.ndim) for a in np.asarray(axes).reshape(-1)}
+    picked = {normalize_axis(layer, int(a), data.ndim) for a in np.asarray(axes).reshape(-1)}
     return int(np.prod([data.shape[a] for a in picked]))
 
 

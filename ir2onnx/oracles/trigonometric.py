@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .activations import _elementwise
+from .elements import map_float
 from .registry import oracle
 
 
@@ -44,7 +44,7 @@ _FUNCS = {
 def _register(key, fn):
     @oracle(*key)
     def run(layer, inputs):
-        return _elementwise(layer, inputs[0], lambda v: v if v != v else fn(v))
+        return map_float(layer, inputs[0], lambda v: v if v != v else fn(v))
     return run
 
 

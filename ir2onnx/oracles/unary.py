@@ -8,8 +8,7 @@ import math
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from .activations import _elementwise as _float_elementwise
-from .elementwise import _broadcast_shape, _pick
+from .elements import broadcast_shape, map_float, pick
 from .registry import oracle
 
 
@@ -36,12 +35,12 @@ def _log(v: float) -> float:
 
 @oracle("Erf", "opset1")
 def erf(layer, inputs):
-    return _float_elementwise(layer, inputs[0], math.erf)
+    return map_float(layer, inputs[0], math.erf)
 
 
 @oracle("Log", "opset1")
 def log(layer, inputs):
-    return _float_elementwise(layer, inputs[0], _log)
+    return map_float(layer, inputs[0], _log)
 
 
 @oracle("Floor", "opset1")
@@ -49,7 +48,7 @@ def floor(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return [x.copy()]
-    return _float_elementwise(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(math.floor(v), v))
+    return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(math.floor(v), v))
 
 
 @oracle("Ceiling", "opset1")
@@ -57,7 +56,7 @@ def ceiling(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return [x.copy()]
-    return _float_elementwise(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(math.ceil(v), v))
+    return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(math.ceil(v), v))
 
 
 @oracle("Negative", "opset1")
@@ -65,7 +64,7 @@ def negative(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return _integers(x, lambda v: -v)
-    return _float_elementwise(layer, x, lambda v: -v)
+    return map_float(layer, x, lambda v: -v)
 
 
 @oracle("Abs", "opset1")
@@ -73,7 +72,7 @@ def abs_(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return _integers(x, abs)
-    return _float_elementwise(layer, x, abs)
+    return map_float(layer, x, abs)
 
 
 def _float_pow(x: float, y: float) -> float:
@@ -98,10 +97,10 @@ def _int_pow(layer, x: int, y: int) -> int:
 @oracle("Power", "opset1")
 def power(layer, inputs):
     a, b = inputs
-    shape = _broadcast_shape(layer, a, b)
+    shape = broadcast_shape(layer, a, b)
     out = np.empty(shape, a.dtype)
     for pos in itertools.product(*[range(d) for d in shape]):
-        x, y = _pick(a, pos), _pick(b, pos)
+        x, y = pick(a, pos), pick(b, pos)
         if a.dtype.kind in "iu":
             out[pos] = _wrap(_int_pow(layer, int(x), int(y)), a.dtype)
         else:

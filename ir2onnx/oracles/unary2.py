@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .activations import _elementwise
+from .elements import map_float
 from .registry import oracle
 
 
@@ -35,12 +35,12 @@ def _sign(v):
 
 @oracle("HSigmoid", "opset5")
 def hsigmoid(layer, inputs):
-    return _elementwise(layer, inputs[0], _hsigmoid)
+    return map_float(layer, inputs[0], _hsigmoid)
 
 
 @oracle("SoftSign", "opset9")
 def softsign(layer, inputs):
-    return _elementwise(layer, inputs[0], _softsign)
+    return map_float(layer, inputs[0], _softsign)
 
 
 @oracle("Selu", "opset1")
@@ -50,7 +50,7 @@ def selu(layer, inputs):
         if v.size != 1 or v.dtype != x.dtype:
             raise InvalidLayer(layer, f"{what} must be one element of the data's type {x.dtype}")
     a, l_ = float(alpha.reshape(-1)[0]), float(lam.reshape(-1)[0])
-    return _elementwise(layer, x, lambda v: l_ * (v if v > 0 else a * math.expm1(v)))
+    return map_float(layer, x, lambda v: l_ * (v if v > 0 else a * math.expm1(v)))
 
 
 @oracle("Sign", "opset1")
@@ -58,7 +58,7 @@ def sign(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return [_each(x, _sign)]
-    return _elementwise(layer, x, _sign)
+    return map_float(layer, x, _sign)
 
 
 def _half_away(v: float) -> float:
@@ -75,5 +75,5 @@ def round5(layer, inputs):
     if x.dtype.kind in "iu":
         return [x.copy()]
     if layer.attrs["mode"] == "half_away_from_zero":
-        return _elementwise(layer, x, _half_away)
-    return _elementwise(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(round(v), v))
+        return map_float(layer, x, _half_away)
+    return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(round(v), v))

@@ -1,0 +1,61 @@
+"""Element-by-element building blocks that oracles of several op families share: a float input in
+float64 (:func:`as_float64`), a scalar function mapped over every element (:func:`map_float`),
+numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`) and an axis in
+range (:func:`normalize_axis`). Like every oracle module, it knows nothing of ONNX or the lowerings."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+def as_float64(layer, x: np.ndarray) -> np.ndarray:
+    """``x`` in float64; UnsupportedLayer unless it is f16, f32 or f64."""
+    if x.dtype.name not in _FLOATS:
+        raise UnsupportedLayer(layer, f"{layer.type} on {x.dtype} is not supported")
+    return x.astype(np.float64)
+
+
+def map_float(layer, x: np.ndarray, fn) -> list[np.ndarray]:
+    """``fn`` (float -> float) on every element of float ``x`` in float64, rounded once to x's dtype."""
+    v = as_float64(layer, x)
+    out = np.empty(v.shape, np.float64)
+    for pos in itertools.product(*[range(d) for d in v.shape]):
+        out[pos] = fn(float(v[pos]))
+    return [out.astype(x.dtype)]
+
+
+def broadcast_shape(layer, a: np.ndarray, b: np.ndarray) -> tuple[int, ...]:
+    """The output shape of two operands under the layer's ``auto_broadcast`` (numpy or none)."""
+    mode = layer.attrs.get("auto_broadcast", "numpy")
+    if mode == "none":
+        if a.shape != b.shape:
+            raise InvalidLayer(layer, f"auto_broadcast='none' needs equal shapes, got {a.shape} and {b.shape}")
+        return a.shape
+    if mode != "numpy":
+        raise UnsupportedLayer(layer, f"auto_broadcast='{mode}'")
+    rank = max(a.ndim, b.ndim)
+    pa, pb = (1,) * (rank - a.ndim) + a.shape, (1,) * (rank - b.ndim) + b.shape
+    out = []
+    for x, y in zip(pa, pb):
+        if x != y and 1 not in (x, y):
+            raise InvalidLayer(layer, f"shapes {a.shape} and {b.shape} do not broadcast")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def pick(x: np.ndarray, pos: tuple[int, ...]):
+    """Element of ``x`` at output position ``pos`` under numpy broadcasting (index arithmetic)."""
+    pos = pos[len(pos) - x.ndim:]
+    return x[tuple(0 if d == 1 else p for d, p in zip(x.shape, pos))]
+
+
+def normalize_axis(layer, axis: int, rank: int) -> int:
+    """``axis`` in ``[0, rank)``; InvalidLayer outside ``[-rank, rank)``."""
+    if not -rank <= axis < rank:
+        raise InvalidLayer(layer, f"axis {axis} out of range for rank {rank}")
+    return axis % rank

@@ -17,6 +17,7 @@ from .builder import Value
 
 FOLD_ELEMENTS = 4096
 FLOAT_TYPES = ("f16", "f32", "f64")
+INT_TYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 
 
 def foldable(*values: Value) -> bool:

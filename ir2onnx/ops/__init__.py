@@ -27,8 +27,6 @@ from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import interpolate  # noqa: F401  Interpolate-4/-11
 from . import activations2  # noqa: F401  PReLU, Elu, SoftPlus, Mish, LogSoftmax
 from . import topk  # noqa: F401  TopK-1/-3/-11
-from . import modulo  # noqa: F401  FloorMod, Mod, SquaredDifference
-from . import norms  # noqa: F401  ReduceL1-4, ReduceL2-4, NormalizeL2-1
 from . import cumsum  # noqa: F401  CumSum-3
 from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)
 from . import quantization  # noqa: F401  FakeQuantize-1
@@ -38,6 +36,5 @@ from . import shuffle_channels  # noqa: F401  ShuffleChannels-1
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7
-from . import norm2  # noqa: F401  GroupNormalization-12, BatchNormInference-1/-5
 from . import misc2  # noqa: F401  ConvertLike-1, Eye-9, Einsum-7
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9, NonZero-3

@@ -1,19 +1,20 @@
-"""Element-wise binary arithmetic (Add, Subtract, Multiply, Divide, Maximum, Minimum) and the
-reductions (ReduceProd, ReduceSum) that OpenVINO writes in shape subgraphs and elsewhere.
+"""Element-wise binary arithmetic: Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod,
+Mod, SquaredDifference and Power (all -1), numpy/none broadcasting.
 
 Small constant operands are folded at convert time (numpy, wrapping integer arithmetic like
 OpenVINO), so static models keep constant Reshape shapes; everything else becomes ONNX nodes.
+FloorMod (the sign of the divisor, Python's %): integers -> Mod(fmod=0); floats ->
+Sub(a, Mul(Floor(Div(a, b)), b)), OpenVINO's formula. Mod (the sign of the dividend, C's fmod):
+Mod(fmod=1). SquaredDifference: Sub, Mul.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import foldable
+from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
 
-_INT64 = 7  # TensorProto.INT64
 _INT32 = 6  # TensorProto.INT32
 
 
@@ -141,76 +142,77 @@ def minimum(ctx, layer, inputs):
     return _minmax(ctx, layer, inputs, "Min", np.minimum)
 
 
-def _reduce(ctx, layer, inputs, onnx_op: str, fold):
-    x, axes_v = inputs
-    if not axes_v.is_const:
-        raise UnsupportedLayer(layer, "axes known only at run time are not supported")
-    if x.etype.name in ("boolean", "string") or x.etype.numpy is None:
-        raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name} has no ONNX counterpart")
-    keep = bool(layer.attrs.get("keep_dims", False))
-    axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
-    rank = x.rank
-    if rank is not None:
-        if any(not -rank <= ax < max(rank, 1) for ax in axes):
-            raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
-        axes = sorted({ax % rank if rank else 0 for ax in axes})
-    elif any(ax < 0 for ax in axes):
-        raise UnsupportedLayer(layer, "negative axes need a known input rank")
-    if not axes or rank == 0:  # no reduction: each output is the op over its one element
-        if onnx_op in ("ReduceL1", "ReduceL2"):  # |x|, not x
-            return [np.abs(x.value()) if foldable(x) else ctx.b.Abs(x)]
-        return [x]
-    if foldable(x):
-        with np.errstate(over="ignore"):
-            return [np.asarray(fold(x.value(), axis=tuple(axes), keepdims=keep)).astype(x.etype.numpy)]
+# -- FloorMod, Mod, SquaredDifference --------------------------------------------------------
+def _operands(ctx, layer, inputs, allowed):
+    a, b = inputs
+    _check_operands(layer, a, b)
+    if a.etype.name not in allowed:
+        raise UnsupportedLayer(layer, f"{layer.type} on {a.etype.name} is not supported ({', '.join(allowed)})")
+    ctx.onnx_type(layer, a.etype)
+    return a, b
+
+
+@lowers("FloorMod", "opset1")
+def floor_mod(ctx, layer, inputs):
+    """FloorMod-1 -> Mod(fmod=0) for integers; Div, Floor, Mul, Sub for floats."""
+    a, b = _operands(ctx, layer, inputs, INT_TYPES + FLOAT_TYPES)
     g = ctx.b
-    data, back = x, None
-    if x.etype.is_integer and x.etype.name not in ("i32", "i64"):
-        # onnxruntime reduces only i32/i64 integers; wrapping arithmetic is exact modulo 2^bits.
-        data, back = g.Cast(x, to=_INT64), x.etype.onnx
-    if onnx_op == "ReduceProd" and x.etype.is_integer:
-        out = _mul_tree(ctx, layer, data, x.shape, axes, keep)
-    else:
-        out = _onnx_reduce(ctx, onnx_op, data, axes, keep)
-    return [out if back is None else g.Cast(out, to=back)]
+    if a.etype.name in INT_TYPES:
+        if foldable(a, b) and not np.any(b.value() == 0):
+            return [_fold(np.mod, a.value(), b.value())]
+        return [g.Mod(a, b, fmod=0)]
+    if foldable(a, b):
+        return [_fold(lambda x, y: x - np.floor(x / y) * y, a.value(), b.value())]
+    return [g.Sub(a, g.Mul(g.Floor(g.Div(a, b)), b))]
 
 
-def _onnx_reduce(ctx, onnx_op: str, data, axes, keep: bool):
-    g = ctx.b
-    if ctx.opset >= 18 or onnx_op == "ReduceSum":
-        return g.op(onnx_op, data, i64(g, axes, "axes"), keepdims=int(keep))
-    return g.op(onnx_op, data, axes=axes, keepdims=int(keep))
+@lowers("Mod", "opset1")
+def mod(ctx, layer, inputs):
+    """Mod-1 -> Mod(fmod=1) (the remainder takes the dividend's sign)."""
+    a, b = _operands(ctx, layer, inputs, INT_TYPES + FLOAT_TYPES)
+    if foldable(a, b) and not (a.etype.name in INT_TYPES and np.any(b.value() == 0)):
+        return [_fold(np.fmod, a.value(), b.value())]
+    return [ctx.b.Mod(a, b, fmod=1)]
 
 
-def _mul_tree(ctx, layer, data, shape, axes, keep: bool):
-    """Integer ReduceProd by halving each reduced axis with Slice and Mul (an odd last element is
-    carried by Concat): onnxruntime's integer ReduceProd saturates on overflow (measured, 1.31: i32
-    2^20 * 2^20 -> 2^31-1) where the spec, numpy and OpenVINO wrap. Reduced dims must be static."""
-    g = ctx.b
-    for a in axes:
-        n = None if shape is None else shape[a]
-        if n is None:
-            raise UnsupportedLayer(layer, "integer ReduceProd over a dynamic dim is not supported (onnxruntime's "
-                                          "ReduceProd saturates on overflow where the spec wraps)")
-        if n == 0:  # the empty product: 1, nothing to overflow
-            data = _onnx_reduce(ctx, "ReduceProd", data, [a], True)
-        while n > 1:
-            h = n // 2
-            part = lambda b, e: g.Slice(data, i64(g, [b]), i64(g, [e]), i64(g, [a]))  # noqa: E731
-            product = g.Mul(part(0, h), part(h, 2 * h))
-            data = g.Concat(product, part(2 * h, n), axis=a) if n % 2 else product
-            n = h + n % 2
-    return data if keep else g.Squeeze(data, i64(g, axes, "axes"))
+@lowers("SquaredDifference", "opset1")
+def squared_difference(ctx, layer, inputs):
+    """SquaredDifference-1 -> Sub, Mul: (a - b)^2."""
+    a, b = _operands(ctx, layer, inputs, ("i32", "i64") + FLOAT_TYPES)
+    if foldable(a, b):
+        return [_fold(lambda x, y: (x - y) * (x - y), a.value(), b.value())]
+    d = ctx.b.Sub(a, b)
+    return [ctx.b.Mul(d, d)]
 
 
-@lowers("ReduceProd", "opset1")
-def reduce_prod(ctx, layer, inputs):
-    """ReduceProd-1 -> ReduceProd (axes an input from opset 18); integers: Slice, Mul halving each
-    reduced axis (narrow integers via Cast to i64), as onnxruntime's ReduceProd saturates."""
-    return _reduce(ctx, layer, inputs, "ReduceProd", np.prod)
+# -- Power -----------------------------------------------------------------------------------
+def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer power (wrapping); a negative exponent truncates toward zero: 0 except for bases
+    1 and -1, as C++ ``(T)std::pow(a, b)`` in OpenVINO's reference."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape, a.dtype)
+    bits = a.dtype.itemsize * 8
+    for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())):
+        r = pow(x, y) if y >= 0 else (x if abs(x) == 1 and y % 2 else (1 if abs(x) == 1 else 0))
+        r %= 1 << bits
+        if a.dtype.kind == "i" and r >= 1 << (bits - 1):
+            r -= 1 << bits
+        out.reshape(-1)[i] = r
+    return out
 
 
-@lowers("ReduceSum", "opset1")
-def reduce_sum(ctx, layer, inputs):
-    """ReduceSum-1 -> ReduceSum (narrow integers via Cast to i64)."""
-    return _reduce(ctx, layer, inputs, "ReduceSum", np.sum)
+@lowers("Power", "opset1")
+def power(ctx, layer, inputs):
+    """Power-1 -> Pow (floats and i32/i64; numpy/none broadcast; constants folded)."""
+    a, b = inputs
+    _check_operands(layer, a, b)
+    name = a.etype.name
+    if foldable(a, b):
+        if a.etype.is_integer:
+            return [_int_power(a.value(), b.value())]
+        with np.errstate(all="ignore"):
+            return [np.power(a.value().astype(np.float64), b.value().astype(np.float64)).astype(a.etype.numpy)]
+    if name not in ("f16", "f32", "f64", "i32", "i64"):
+        raise UnsupportedLayer(layer, f"Power on element type {name} is not supported "
+                                      "(onnxruntime's Pow takes f16, f32, f64, i32, i64)")
+    return [ctx.b.Pow(a, b)]

@@ -1,15 +1,102 @@
-"""ReduceMean-1, ReduceMax-1, ReduceMin-1 over constant axes (keep_dims), through the shared
-reduction lowering of :mod:`.elementwise` (axes as an input from ONNX opset 18, narrow integers via
-i64). Integer ReduceMean is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference);
-OpenVINO's CPU plugin saturates the sum of narrower integers, which ONNX cannot mirror."""
+"""The reductions over constant axes (keep_dims): ReduceSum, ReduceProd, ReduceMean, ReduceMax,
+ReduceMin (-1) and ReduceL1, ReduceL2 (-4), through one shared lowering (axes as an input from ONNX
+opset 18, narrow integers via i64; ReduceL1/L2 on floats only).
+
+Small constant inputs are folded at convert time. Integer ReduceProd halves each reduced axis with
+Slice and Mul (onnxruntime's integer ReduceProd saturates where the spec wraps). Integer ReduceMean
+is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference); OpenVINO's CPU plugin
+saturates the sum of narrower integers, which ONNX cannot mirror.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnsupportedLayer
-from ..lowering.inputs import const_ints, foldable
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.inputs import const_ints, float_input, foldable
 from ..lowering.registry import lowers
-from .elementwise import _reduce, _trunc_div
+from ..lowering.shapes import i64
+
+_INT64 = 7  # TensorProto.INT64
+
+
+def _reduce(ctx, layer, inputs, onnx_op: str, fold):
+    x, axes_v = inputs
+    if not axes_v.is_const:
+        raise UnsupportedLayer(layer, "axes known only at run time are not supported")
+    if x.etype.name in ("boolean", "string") or x.etype.numpy is None:
+        raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name} has no ONNX counterpart")
+    keep = bool(layer.attrs.get("keep_dims", False))
+    axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
+    rank = x.rank
+    if rank is not None:
+        if any(not -rank <= ax < max(rank, 1) for ax in axes):
+            raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
+        axes = sorted({ax % rank if rank else 0 for ax in axes})
+    elif any(ax < 0 for ax in axes):
+        raise UnsupportedLayer(layer, "negative axes need a known input rank")
+    if not axes or rank == 0:  # no reduction: each output is the op over its one element
+        if onnx_op in ("ReduceL1", "ReduceL2"):  # |x|, not x
+            return [np.abs(x.value()) if foldable(x) else ctx.b.Abs(x)]
+        return [x]
+    if foldable(x):
+        with np.errstate(over="ignore"):
+            return [np.asarray(fold(x.value(), axis=tuple(axes), keepdims=keep)).astype(x.etype.numpy)]
+    g = ctx.b
+    data, back = x, None
+    if x.etype.is_integer and x.etype.name not in ("i32", "i64"):
+        # onnxruntime reduces only i32/i64 integers; wrapping arithmetic is exact modulo 2^bits.
+        data, back = g.Cast(x, to=_INT64), x.etype.onnx
+    if onnx_op == "ReduceProd" and x.etype.is_integer:
+        out = _mul_tree(ctx, layer, data, x.shape, axes, keep)
+    else:
+        out = _onnx_reduce(ctx, onnx_op, data, axes, keep)
+    return [out if back is None else g.Cast(out, to=back)]
+
+
+def _onnx_reduce(ctx, onnx_op: str, data, axes, keep: bool):
+    g = ctx.b
+    if ctx.opset >= 18 or onnx_op == "ReduceSum":
+        return g.op(onnx_op, data, i64(g, axes, "axes"), keepdims=int(keep))
+    return g.op(onnx_op, data, axes=axes, keepdims=int(keep))
+
+
+def _mul_tree(ctx, layer, data, shape, axes, keep: bool):
+    """Integer ReduceProd by halving each reduced axis with Slice and Mul (an odd last element is
+    carried by Concat): onnxruntime's integer ReduceProd saturates on overflow (measured, 1.31: i32
+    2^20 * 2^20 -> 2^31-1) where the spec, numpy and OpenVINO wrap. Reduced dims must be static."""
+    g = ctx.b
+    for a in axes:
+        n = None if shape is None else shape[a]
+        if n is None:
+            raise UnsupportedLayer(layer, "integer ReduceProd over a dynamic dim is not supported (onnxruntime's "
+                                          "ReduceProd saturates on overflow where the spec wraps)")
+        if n == 0:  # the empty product: 1, nothing to overflow
+            data = _onnx_reduce(ctx, "ReduceProd", data, [a], True)
+        while n > 1:
+            h = n // 2
+            part = lambda b, e: g.Slice(data, i64(g, [b]), i64(g, [e]), i64(g, [a]))  # noqa: E731
+            product = g.Mul(part(0, h), part(h, 2 * h))
+            data = g.Concat(product, part(2 * h, n), axis=a) if n % 2 else product
+            n = h + n % 2
+    return data if keep else g.Squeeze(data, i64(g, axes, "axes"))
+
+
+@lowers("ReduceProd", "opset1")
+def reduce_prod(ctx, layer, inputs):
+    """ReduceProd-1 -> ReduceProd (axes an input from opset 18); integers: Slice, Mul halving each
+    reduced axis (narrow integers via Cast to i64), as onnxruntime's ReduceProd saturates."""
+    return _reduce(ctx, layer, inputs, "ReduceProd", np.prod)
+
+
+@lowers("ReduceSum", "opset1")
+def reduce_sum(ctx, layer, inputs):
+    """ReduceSum-1 -> ReduceSum (narrow integers via Cast to i64)."""
+    return _reduce(ctx, layer, inputs, "ReduceSum", np.sum)
+
+
+def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    q = np.floor_divide(a, b)
+    return q + ((q < 0) & (q * b != a)).astype(a.dtype)  # floor -> toward zero
 
 
 def _int_mean(x: np.ndarray, axis, keepdims: bool) -> np.ndarray:
@@ -50,3 +137,28 @@ def reduce_max(ctx, layer, inputs):
 def reduce_min(ctx, layer, inputs):
     """ReduceMin-1 -> ReduceMin (axes an input from opset 18)."""
     return _reduce(ctx, layer, inputs, "ReduceMin", np.min)
+
+
+def _float_reduce(ctx, layer, inputs, onnx_op, fold):
+    float_input(ctx, layer, inputs[0])
+    return _reduce(ctx, layer, inputs, onnx_op, fold)
+
+
+def _l1(v, axis, keepdims):
+    return np.sum(np.abs(v.astype(np.float64)), axis=axis, keepdims=keepdims)
+
+
+def _l2(v, axis, keepdims):
+    return np.sqrt(np.sum(np.square(v.astype(np.float64)), axis=axis, keepdims=keepdims))
+
+
+@lowers("ReduceL1", "opset4")
+def reduce_l1(ctx, layer, inputs):
+    """ReduceL1-4 -> ReduceL1 (axes an input from opset 18)."""
+    return _float_reduce(ctx, layer, inputs, "ReduceL1", _l1)
+
+
+@lowers("ReduceL2", "opset4")
+def reduce_l2(ctx, layer, inputs):
+    """ReduceL2-4 -> ReduceL2 (axes an input from opset 18)."""
+    return _float_reduce(ctx, layer, inputs, "ReduceL2", _l2)

@@ -1,4 +1,4 @@
-"""Element-wise unary math: Erf, Negative, Abs, Log, Floor, Ceiling (all -1), and Power-1.
+"""Element-wise unary math: Erf, Negative, Abs, Log, Floor, Ceiling (all -1).
 
 Small constant inputs are folded at convert time. Integer inputs follow OpenVINO: Floor and
 Ceiling leave them unchanged, Negative and Abs wrap modulo 2^bits (Abs(INT_MIN) = INT_MIN).
@@ -12,7 +12,6 @@ import numpy as np
 from ..errors import UnsupportedLayer
 from ..lowering.inputs import float_elementwise, foldable
 from ..lowering.registry import lowers
-from .elementwise import _check_operands
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
@@ -86,35 +85,3 @@ def abs_(ctx, layer, inputs):
     if name in _INTS:
         return _integer(ctx, layer, x, np.abs, lambda: g.Abs(x))
     return float_elementwise(ctx, layer, inputs, g.Abs, np.abs)
-
-
-def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Integer power (wrapping); a negative exponent truncates toward zero: 0 except for bases
-    1 and -1, as C++ ``(T)std::pow(a, b)`` in OpenVINO's reference."""
-    a, b = np.broadcast_arrays(a, b)
-    out = np.empty(a.shape, a.dtype)
-    bits = a.dtype.itemsize * 8
-    for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())):
-        r = pow(x, y) if y >= 0 else (x if abs(x) == 1 and y % 2 else (1 if abs(x) == 1 else 0))
-        r %= 1 << bits
-        if a.dtype.kind == "i" and r >= 1 << (bits - 1):
-            r -= 1 << bits
-        out.reshape(-1)[i] = r
-    return out
-
-
-@lowers("Power", "opset1")
-def power(ctx, layer, inputs):
-    """Power-1 -> Pow (floats and i32/i64; numpy/none broadcast; constants folded)."""
-    a, b = inputs
-    _check_operands(layer, a, b)
-    name = _etype_name(a)
-    if foldable(a, b):
-        if a.etype.is_integer:
-            return [_int_power(a.value(), b.value())]
-        with np.errstate(all="ignore"):
-            return [np.power(a.value().astype(np.float64), b.value().astype(np.float64)).astype(a.etype.numpy)]
-    if name not in ("f16", "f32", "f64", "i32", "i64"):
-        raise UnsupportedLayer(layer, f"Power on element type {name} is not supported "
-                                      "(onnxruntime's Pow takes f16, f32, f64, i32, i64)")
-    return [ctx.b.Pow(a, b)]

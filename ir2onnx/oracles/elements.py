@@ -1,7 +1,8 @@
 """Element-by-element building blocks that oracles of several op families share: a float input in
 float64 (:func:`as_float64`), a scalar function mapped over every element (:func:`map_float`),
-numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`) and an axis in
-range (:func:`normalize_axis`). Like every oracle module, it knows nothing of ONNX or the lowerings."""
+numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`), an axis in range
+(:func:`normalize_axis`) and integer wrapping modulo 2^bits (:func:`wrap`). Like every oracle
+module, it knows nothing of ONNX or the lowerings."""
 from __future__ import annotations
 
 import itertools
@@ -59,3 +60,12 @@ def normalize_axis(layer, axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise InvalidLayer(layer, f"axis {axis} out of range for rank {rank}")
     return axis % rank
+
+
+def wrap(value: int, dtype: np.dtype):
+    """A Python integer wrapped modulo 2^bits into ``dtype``'s range (two's complement)."""
+    bits = dtype.itemsize * 8
+    value %= 1 << bits
+    if dtype.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value

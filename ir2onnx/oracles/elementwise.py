@@ -1,14 +1,16 @@
-"""Oracles of the element-wise arithmetic (Add, Subtract, Multiply, Divide, Maximum, Minimum) and
-of ReduceProd/ReduceSum, from the specs. Integer results wrap modulo 2^bits; integer Divide is
-computed on Python integers (floor with m_pythondiv, toward zero without)."""
+"""Oracles of the element-wise arithmetic (Add, Subtract, Multiply, Divide, Maximum, Minimum,
+FloorMod, Mod, SquaredDifference, Power), from the specs, element by element. Integer results wrap
+modulo 2^bits; integer Divide and the remainders are computed on Python integers (floor with
+m_pythondiv, toward zero without); float remainders through math.fmod in float64, rounded once."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
-from ..errors import InvalidLayer
-from .elements import broadcast_shape, normalize_axis, pick
+from ..errors import InvalidLayer, UnsupportedLayer
+from .elements import broadcast_shape, pick, wrap
 from .registry import oracle
 
 
@@ -77,36 +79,68 @@ def divide(layer, inputs):
     return _elementwise(layer, inputs, div)
 
 
-def _reduce(layer, inputs, combine, start):
-    data, axes = inputs
-    rank = data.ndim
-    axes = {normalize_axis(layer, int(a), rank) for a in np.asarray(axes).reshape(-1)} if rank else set()
-    keep = bool(layer.attrs.get("keep_dims", False))
-    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
-    out = np.empty(kept_shape, dtype=data.dtype)
-    for pos in itertools.product(*[range(d) for d in kept_shape]):
-        ranges = [range(data.shape[i]) if i in axes else [pos[i]] for i in range(rank)]
-        acc = start(data.dtype)
-        for src in itertools.product(*ranges):
-            acc = combine(acc, data[src])
-        out[pos] = acc
-    if not keep:
-        out = out.reshape(tuple(d for i, d in enumerate(data.shape) if i not in axes))
+# -- FloorMod, Mod, SquaredDifference --------------------------------------------------------
+def _trunc_rem(x, y, layer):
+    if isinstance(x, int):
+        if y == 0:
+            raise InvalidLayer(layer, "integer remainder by zero")
+        r = abs(x) % abs(y)
+        return r if x >= 0 else -r
+    return math.fmod(float(x), float(y)) if y != 0 and math.isfinite(float(x)) else math.nan
+
+
+def _floor_rem(x, y, layer):
+    r = _trunc_rem(x, y, layer)
+    if r == r and r != 0 and (r < 0) != (y < 0):
+        r += y
+    return r
+
+
+@oracle("FloorMod", "opset1")
+def floor_mod(layer, inputs):
+    return _elementwise(layer, inputs, lambda x, y: _floor_rem(x, y, layer))
+
+
+@oracle("Mod", "opset1")
+def mod(layer, inputs):
+    return _elementwise(layer, inputs, lambda x, y: _trunc_rem(x, y, layer))
+
+
+@oracle("SquaredDifference", "opset1")
+def squared_difference(layer, inputs):
+    return _elementwise(layer, inputs, lambda x, y: (x - y) * (x - y) if isinstance(x, int)
+                        else (float(x) - float(y)) ** 2)
+
+
+# -- Power -----------------------------------------------------------------------------------
+def _float_pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except ValueError:  # negative base, fractional exponent
+        return math.nan
+    except OverflowError:
+        return math.inf if x > 0 or float(y).is_integer() and y % 2 == 0 else -math.inf
+
+
+def _int_pow(layer, x: int, y: int) -> int:
+    if y >= 0:
+        return x ** y
+    if abs(x) == 1:  # 1 / x**|y| truncated toward zero
+        return x if y % 2 else 1
+    if x == 0:
+        raise UnsupportedLayer(layer, "0 to a negative integer power is undefined")
+    return 0
+
+
+@oracle("Power", "opset1")
+def power(layer, inputs):
+    a, b = inputs
+    shape = broadcast_shape(layer, a, b)
+    out = np.empty(shape, a.dtype)
+    for pos in itertools.product(*[range(d) for d in shape]):
+        x, y = pick(a, pos), pick(b, pos)
+        if a.dtype.kind in "iu":
+            out[pos] = wrap(_int_pow(layer, int(x), int(y)), a.dtype)
+        else:
+            out[pos] = _float_pow(float(x), float(y))
     return [out]
-
-
-def _wrapping(op):
-    def combine(acc, v):
-        with np.errstate(over="ignore"):
-            return np.asarray(op(acc, v)).astype(acc.dtype)[()]
-    return combine
-
-
-@oracle("ReduceProd", "opset1")
-def reduce_prod(layer, inputs):
-    return _reduce(layer, inputs, _wrapping(np.multiply), lambda dt: np.ones((), dt)[()])
-
-
-@oracle("ReduceSum", "opset1")
-def reduce_sum(layer, inputs):
-    return _reduce(layer, inputs, _wrapping(np.add), lambda dt: np.zeros((), dt)[()])

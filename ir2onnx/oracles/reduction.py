@@ -1,13 +1,51 @@
-"""Oracles of ReduceMean-1, ReduceMax-1 and ReduceMin-1 (element by element, like ReduceSum's):
-float means summed in float64 and rounded once; integer means truncate toward zero."""
+"""Oracles of the reductions over ``axes`` (keep_dims): ReduceSum, ReduceProd, ReduceMean,
+ReduceMax, ReduceMin (-1) and ReduceL1, ReduceL2 (-4), element by element through one walk.
+Integer sums and products wrap modulo 2^bits; float means and norms are summed in float64 and
+rounded once; integer means truncate toward zero."""
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elements import normalize_axis
-from .elementwise import _reduce
+from .elements import as_float64, normalize_axis
 from .registry import oracle
+
+
+def _reduce(layer, inputs, combine, start):
+    data, axes = inputs
+    rank = data.ndim
+    axes = {normalize_axis(layer, int(a), rank) for a in np.asarray(axes).reshape(-1)} if rank else set()
+    keep = bool(layer.attrs.get("keep_dims", False))
+    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
+    out = np.empty(kept_shape, dtype=data.dtype)
+    for pos in itertools.product(*[range(d) for d in kept_shape]):
+        ranges = [range(data.shape[i]) if i in axes else [pos[i]] for i in range(rank)]
+        acc = start(data.dtype)
+        for src in itertools.product(*ranges):
+            acc = combine(acc, data[src])
+        out[pos] = acc
+    if not keep:
+        out = out.reshape(tuple(d for i, d in enumerate(data.shape) if i not in axes))
+    return [out]
+
+
+def _wrapping(op):
+    def combine(acc, v):
+        with np.errstate(over="ignore"):
+            return np.asarray(op(acc, v)).astype(acc.dtype)[()]
+    return combine
+
+
+@oracle("ReduceProd", "opset1")
+def reduce_prod(layer, inputs):
+    return _reduce(layer, inputs, _wrapping(np.multiply), lambda dt: np.ones((), dt)[()])
+
+
+@oracle("ReduceSum", "opset1")
+def reduce_sum(layer, inputs):
+    return _reduce(layer, inputs, _wrapping(np.add), lambda dt: np.zeros((), dt)[()])
 
 
 def _count(layer, data: np.ndarray, axes: np.ndarray) -> int:
@@ -54,3 +92,22 @@ def reduce_max(layer, inputs):
 @oracle("ReduceMin", "opset1")
 def reduce_min(layer, inputs):
     return _extreme(layer, inputs, lambda v, acc: v < acc)
+
+
+def _sum_of(layer, inputs, term):
+    data, axes = inputs
+    as_float64(layer, data)
+    total = _reduce(layer, [data.astype(object), axes], lambda acc, v: acc + term(float(v)), lambda dt: 0.0)[0]
+    return total, data.dtype
+
+
+@oracle("ReduceL1", "opset4")
+def reduce_l1(layer, inputs):
+    total, dtype = _sum_of(layer, inputs, abs)
+    return [total.astype(np.float64).astype(dtype)]
+
+
+@oracle("ReduceL2", "opset4")
+def reduce_l2(layer, inputs):
+    total, dtype = _sum_of(layer, inputs, lambda v: v * v)
+    return [np.sqrt(total.astype(np.float64)).astype(dtype)]

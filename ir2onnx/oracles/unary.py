@@ -1,4 +1,4 @@
-"""Oracles of Erf, Negative, Abs, Log, Floor, Ceiling and Power (all -1), from the specs: floats in
+"""Oracles of Erf, Negative, Abs, Log, Floor and Ceiling (all -1), from the specs: floats in
 float64 rounded once to the input type; integers exact, wrapping modulo 2^bits."""
 from __future__ import annotations
 
@@ -7,23 +7,14 @@ import math
 
 import numpy as np
 
-from ..errors import UnsupportedLayer
-from .elements import broadcast_shape, map_float, pick
+from .elements import map_float, wrap
 from .registry import oracle
-
-
-def _wrap(value: int, dtype: np.dtype):
-    bits = dtype.itemsize * 8
-    value %= 1 << bits
-    if dtype.kind == "i" and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
 
 
 def _integers(x: np.ndarray, fn) -> list[np.ndarray]:
     out = np.empty_like(x)
     for pos in itertools.product(*[range(d) for d in x.shape]):
-        out[pos] = _wrap(fn(int(x[pos])), x.dtype)
+        out[pos] = wrap(fn(int(x[pos])), x.dtype)
     return [out]
 
 
@@ -73,36 +64,3 @@ def abs_(layer, inputs):
     if x.dtype.kind in "iu":
         return _integers(x, abs)
     return map_float(layer, x, abs)
-
-
-def _float_pow(x: float, y: float) -> float:
-    try:
-        return math.pow(x, y)
-    except ValueError:  # negative base, fractional exponent
-        return math.nan
-    except OverflowError:
-        return math.inf if x > 0 or float(y).is_integer() and y % 2 == 0 else -math.inf
-
-
-def _int_pow(layer, x: int, y: int) -> int:
-    if y >= 0:
-        return x ** y
-    if abs(x) == 1:  # 1 / x**|y| truncated toward zero
-        return x if y % 2 else 1
-    if x == 0:
-        raise UnsupportedLayer(layer, "0 to a negative integer power is undefined")
-    return 0
-
-
-@oracle("Power", "opset1")
-def power(layer, inputs):
-    a, b = inputs
-    shape = broadcast_shape(layer, a, b)
-    out = np.empty(shape, a.dtype)
-    for pos in itertools.product(*[range(d) for d in shape]):
-        x, y = pick(a, pos), pick(b, pos)
-        if a.dtype.kind in "iu":
-            out[pos] = _wrap(_int_pow(layer, int(x), int(y)), a.dtype)
-        else:
-            out[pos] = _float_pow(float(x), float(y))
-    return [out]

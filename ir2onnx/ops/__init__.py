@@ -12,6 +12,7 @@ from . import convolution  # noqa: F401  Convolution-1, GroupConvolution-1
 from . import matmul  # noqa: F401  MatMul-1
 from . import transpose  # noqa: F401  Transpose-1
 from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Exp, Sqrt, Clamp, Gelu, HSwish, Swish, SoftMax
+from . import softmax  # noqa: F401  SoftMax-1/-8, LogSoftmax-5
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14
 from . import slicing  # noqa: F401  StridedSlice-1, Slice-8
 from . import unary  # noqa: F401  Erf, Negative, Abs, Log, Floor, Ceiling, Power
@@ -25,12 +26,10 @@ from . import generation  # noqa: F401  Range-4
 from . import pad  # noqa: F401  Pad-1/-12
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import interpolate  # noqa: F401  Interpolate-4/-11
-from . import activations2  # noqa: F401  PReLU, Elu, SoftPlus, Mish, LogSoftmax
 from . import topk  # noqa: F401  TopK-1/-3/-11
 from . import cumsum  # noqa: F401  CumSum-3
 from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)
 from . import quantization  # noqa: F401  FakeQuantize-1
-from . import unary2  # noqa: F401  HSigmoid, SoftSign, Selu, Sign, Round
 from . import trigonometric  # noqa: F401  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 from . import shuffle_channels  # noqa: F401  ShuffleChannels-1
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5

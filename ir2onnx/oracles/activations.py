@@ -1,5 +1,6 @@
-"""Oracles of the activations and SoftMax, from the specs' formulas, evaluated in float64 and
-rounded once to the input type."""
+"""Oracles of the activations (ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, HSwish, Swish, PReLU, Elu,
+SoftPlus, Mish, HSigmoid, SoftSign, Selu), from the specs' formulas, element by element in float64
+and rounded once to the input type."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +9,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import as_float64, map_float
+from .elements import as_float64, map_float, pick
 from .registry import oracle
 
 
@@ -32,16 +33,6 @@ def sigmoid(layer, inputs):
 @oracle("Tanh", "opset1")
 def tanh(layer, inputs):
     return map_float(layer, inputs[0], math.tanh)
-
-
-@oracle("Exp", "opset1")
-def exp(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: math.exp(v) if v < 710 else math.inf)
-
-
-@oracle("Sqrt", "opset1")
-def sqrt(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: math.sqrt(v) if v >= 0 else math.nan)
 
 
 @oracle("Clamp", "opset1")
@@ -95,39 +86,67 @@ def swish(layer, inputs):
     return map_float(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
 
 
-def along_axis(layer, x: np.ndarray, axis: int, allow_negative: bool, line_fn) -> list[np.ndarray]:
-    """Apply ``line_fn(values) -> values`` (float64 lists) to every line of ``x`` along ``axis``,
-    element by element; the result has ``x``'s dtype. Empty lines stay empty."""
-    v = as_float64(layer, x)
-    if not (-x.ndim if allow_negative else 0) <= axis < x.ndim:
-        raise InvalidLayer(layer, f"axis {axis} out of range for rank {x.ndim}")
-    axis %= x.ndim
-    out = np.empty(v.shape, np.float64)
-    others = [range(d) if i != axis else [None] for i, d in enumerate(v.shape)]
-    for pos in itertools.product(*others):
-        idx = [tuple(j if p is None else p for p in pos) for j in range(v.shape[axis])]
-        if idx:
-            for i, value in zip(idx, line_fn([float(v[i]) for i in idx])):
-                out[i] = value
+# -- PReLU, Elu, SoftPlus, Mish --------------------------------------------------------------
+def _softplus(v: float) -> float:
+    return v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
+
+
+@oracle("PReLU", "opset1")
+def prelu(layer, inputs):
+    x, slope = inputs
+    v, s = as_float64(layer, x), slope.astype(np.float64)
+    channel = 1 if x.ndim > 1 else 0
+    per_channel = slope.ndim == 1 and x.ndim >= 1 and x.shape[channel] == slope.shape[0]
+    if not per_channel:
+        if slope.ndim > x.ndim or any(a != b and a != 1 for a, b in zip(reversed(slope.shape), reversed(x.shape))):
+            raise InvalidLayer(layer, f"slope {slope.shape} does not broadcast to data {x.shape}")
+    out = np.empty(x.shape, np.float64)
+    for pos in itertools.product(*[range(d) for d in x.shape]):
+        k = s[pos[channel]] if per_channel else pick(s, pos)
+        out[pos] = v[pos] * k if v[pos] < 0 else v[pos]
     return [out.astype(x.dtype)]
 
 
-def _softmax_line(values: list[float]) -> list[float]:
-    top = max(values)
-    exps = [math.exp(e - top) for e in values]
-    total = sum(exps)
-    return [e / total for e in exps]
+@oracle("Elu", "opset1")
+def elu(layer, inputs):
+    alpha = float(layer.attrs["alpha"])
+    return map_float(layer, inputs[0], lambda v: v if v > 0 else alpha * math.expm1(v))
 
 
-def _softmax(layer, x: np.ndarray, allow_negative: bool):
-    return along_axis(layer, x, int(layer.attrs.get("axis", 1)), allow_negative, _softmax_line)
+@oracle("SoftPlus", "opset4")
+def softplus(layer, inputs):
+    return map_float(layer, inputs[0], _softplus)
 
 
-@oracle("SoftMax", "opset1")
-def softmax1(layer, inputs):
-    return _softmax(layer, inputs[0], allow_negative=False)
+@oracle("Mish", "opset4")
+def mish(layer, inputs):
+    return map_float(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
 
 
-@oracle("SoftMax", "opset8")
-def softmax8(layer, inputs):
-    return _softmax(layer, inputs[0], allow_negative=True)
+# -- HSigmoid, SoftSign, Selu ----------------------------------------------------------------
+def _hsigmoid(v: float) -> float:
+    return v if v != v else min(max(v + 3.0, 0.0), 6.0) / 6.0
+
+
+def _softsign(v: float) -> float:
+    return math.copysign(1.0, v) if math.isinf(v) else v / (1.0 + abs(v))
+
+
+@oracle("HSigmoid", "opset5")
+def hsigmoid(layer, inputs):
+    return map_float(layer, inputs[0], _hsigmoid)
+
+
+@oracle("SoftSign", "opset9")
+def softsign(layer, inputs):
+    return map_float(layer, inputs[0], _softsign)
+
+
+@oracle("Selu", "opset1")
+def selu(layer, inputs):
+    x, alpha, lam = inputs
+    for what, v in (("alpha", alpha), ("lambda", lam)):
+        if v.size != 1 or v.dtype != x.dtype:
+            raise InvalidLayer(layer, f"{what} must be one element of the data's type {x.dtype}")
+    a, l_ = float(alpha.reshape(-1)[0]), float(lam.reshape(-1)[0])
+    return map_float(layer, x, lambda v: l_ * (v if v > 0 else a * math.expm1(v)))

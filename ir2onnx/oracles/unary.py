@@ -1,5 +1,6 @@
-"""Oracles of Erf, Negative, Abs, Log, Floor and Ceiling (all -1), from the specs: floats in
-float64 rounded once to the input type; integers exact, wrapping modulo 2^bits."""
+"""Oracles of Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign (all -1) and Round-5, from
+the specs: floats element by element in float64, rounded once to the input type; integers exact,
+wrapping modulo 2^bits."""
 from __future__ import annotations
 
 import itertools
@@ -22,6 +23,16 @@ def _log(v: float) -> float:
     if v != v or v < 0:
         return math.nan
     return -math.inf if v == 0 else math.log(v)
+
+
+@oracle("Exp", "opset1")
+def exp(layer, inputs):
+    return map_float(layer, inputs[0], lambda v: math.exp(v) if v < 710 else math.inf)
+
+
+@oracle("Sqrt", "opset1")
+def sqrt(layer, inputs):
+    return map_float(layer, inputs[0], lambda v: math.sqrt(v) if v >= 0 else math.nan)
 
 
 @oracle("Erf", "opset1")
@@ -64,3 +75,42 @@ def abs_(layer, inputs):
     if x.dtype.kind in "iu":
         return _integers(x, abs)
     return map_float(layer, x, abs)
+
+
+def _each(x: np.ndarray, fn) -> np.ndarray:
+    out = np.empty_like(x)
+    for pos in itertools.product(*[range(d) for d in x.shape]):
+        out[pos] = fn(x[pos].item())
+    return out
+
+
+def _sign(v):
+    if v != v:
+        return v
+    return 1 if v > 0 else (-1 if v < 0 else 0)
+
+
+@oracle("Sign", "opset1")
+def sign(layer, inputs):
+    x = inputs[0]
+    if x.dtype.kind in "iu":
+        return [_each(x, _sign)]
+    return map_float(layer, x, _sign)
+
+
+def _half_away(v: float) -> float:
+    if not math.isfinite(v):
+        return v
+    whole = math.floor(abs(v))
+    frac = abs(v) - whole  # exact in float64
+    return math.copysign(whole + (1 if frac >= 0.5 else 0), v)
+
+
+@oracle("Round", "opset5")
+def round5(layer, inputs):
+    x = inputs[0]
+    if x.dtype.kind in "iu":
+        return [x.copy()]
+    if layer.attrs["mode"] == "half_away_from_zero":
+        return map_float(layer, x, _half_away)
+    return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(round(v), v))

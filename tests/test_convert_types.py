@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ir2onnx.ir.element_types import TYPES
-from ir2onnx.oracles.infrastructure import convert_array
+from ir2onnx.oracles.conversion import convert_array
 from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
 
 SOURCES = ["f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2", "i64", "i32", "i16", "i8",

@@ -112,4 +112,4 @@ def test_registering_a_key_twice_is_an_error():
 
     with pytest.raises(RuntimeError, match="two lowerings registered for Convert-opset1"):
         lowers("Convert", "opset1")(lambda ctx, layer, inputs: [])
-    assert LOWERINGS[("Convert", "opset1")].__module__ == "ir2onnx.ops.infrastructure"
+    assert LOWERINGS[("Convert", "opset1")].__module__ == "ir2onnx.ops.conversion"

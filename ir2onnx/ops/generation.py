@@ -1,10 +1,15 @@
-"""Range-4 -> Range, folded to a constant when start, stop and step are.
+"""The ops that generate a tensor from scalars: Range-4 and Eye-9.
+
+Range-4 -> Range, folded to a constant when start, stop and step are.
 
 ONNX Range takes one type for its three inputs (f32, f64, i16, i32, i64), so the inputs get a
 Cast: for integer outputs to ``output_type`` first (floats toward zero, as the spec says), for
 float outputs straight to the working type (the spec computes in an accumulation type at least
 as wide as the output: f16 outputs are counted and accumulated in f32, then rounded once).
 8/16-bit integer outputs run in i32 and are cast back (exact).
+
+Eye-9 folds to a constant when its sizes and diagonal are constants (and the result is small),
+else a Range/Equal mask, Cast and Expand.
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.inputs import FOLD_ELEMENTS, foldable
 from ..lowering.registry import lowers
+from ..lowering.shapes import i64
 
 _RANGE_TYPES = {"f32": 1, "f64": 11, "i16": 5, "i32": 6, "i64": 7}
 _WIDER = {"f16": "f32", "bf16": "f32", "i8": "i32", "u8": "i32", "u16": "i32", "u32": "i64"}
@@ -80,3 +86,56 @@ def range4(ctx, layer, inputs):
     out = layer.attrs["output_type"]
     out = element_type(out) if isinstance(out, str) else out
     return _range(ctx, layer, inputs, out)
+
+
+# -- Eye-9 -----------------------------------------------------------------------------------
+# -- Eye-9 ---------------------------------------------------------------------------------------
+def _scalar_input(layer, v, what: str) -> None:
+    if v.etype is None or v.etype.name not in ("i32", "i64"):
+        raise InvalidLayer(layer, f"{what} must be i32 or i64, got {v.etype.name if v.etype else '?'}")
+    if v.shape is not None and not (v.shape == () or v.shape in ((1,), (None,))):
+        raise InvalidLayer(layer, f"{what} must be a scalar or a 1-D tensor of one element")
+
+
+def _as_scalar(g, v) -> str:
+    name = v.name if v.etype.name == "i64" else g.Cast(v, to=7)
+    return g.Reshape(name, i64(g, [], "scalar_shape"))
+
+
+@lowers("Eye", "opset9")
+def eye9(ctx, layer, inputs):
+    """Eye-9 -> a folded constant, or Range, Unsqueeze, Add, Equal, Cast, Expand."""
+    rows, cols, diag = inputs[:3]
+    batch = inputs[3] if len(inputs) > 3 else None
+    for v, what in ((rows, "num_rows"), (cols, "num_columns"), (diag, "diagonal_index")):
+        _scalar_input(layer, v, what)
+    if batch is not None and batch.shape is not None and len(batch.shape) != 1:
+        raise InvalidLayer(layer, f"batch_shape must be 1-D, got rank {len(batch.shape)}")
+    dst = layer.attrs["output_type"]
+    to = ctx.onnx_type(layer, dst)
+    if dst.numpy is None:
+        raise UnsupportedLayer(layer, f"output type {dst.name} has no NumPy counterpart")
+    known = [v for v in inputs if v.is_const]
+    for v, what in ((rows, "num_rows"), (cols, "num_columns")):
+        if v.is_const and int(np.asarray(v.value()).reshape(-1)[0]) < 0:
+            raise InvalidLayer(layer, f"{what} is negative")
+    if batch is not None and batch.is_const and (np.asarray(batch.value()) < 0).any():
+        raise InvalidLayer(layer, "batch_shape has a negative dimension")
+    if len(known) == len(inputs):
+        n, m, k = (int(np.asarray(v.value()).reshape(-1)[0]) for v in (rows, cols, diag))
+        lead = [int(d) for d in np.asarray(batch.value()).reshape(-1)] if batch is not None else []
+        if int(np.prod(lead + [n, m])) <= FOLD_ELEMENTS:
+            mat = np.eye(n, m, k, dtype=np.float64).astype(dst.numpy)
+            return [np.ascontiguousarray(np.broadcast_to(mat, tuple(lead) + (n, m)))]
+    g = ctx.b
+    n, m = _as_scalar(g, rows), _as_scalar(g, cols)
+    zero, one = i64(g, 0, "zero"), i64(g, 1, "one")
+    r = g.Unsqueeze(g.Range(zero, n, one), i64(g, [1], "axes"))
+    c = g.Unsqueeze(g.Range(zero, m, one), i64(g, [0], "axes"))
+    mask = g.Equal(g.Add(r, _as_scalar(g, diag)), c)
+    out = g.Cast(mask, to=to)
+    if batch is None:
+        return [out]
+    lead = batch.name if batch.etype.name == "i64" else g.Cast(batch, to=7)
+    size = g.Concat(lead, g.Shape(out), axis=0)
+    return [g.Expand(out, size)]

@@ -1,16 +1,10 @@
-"""Parameter-1, Const-1, Result-1 and Convert-1: the layers every model has."""
+"""Parameter-1, Const-1 and Result-1: the layers every model has (Convert is in :mod:`.conversion`)."""
 from __future__ import annotations
 
-import numpy as np
 
 from ..errors import UnsupportedLayer
-from ..lowering.builder import LazyValue, Value
+from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from ..oracles.infrastructure import convert_array
-
-# A Convert of a constant at most this many elements is folded at convert time; bigger ones
-# (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see README.
-FOLD_CONVERT_ELEMENTS = 4096
 
 
 def port_name(layer, port) -> str:
@@ -64,30 +58,3 @@ def result(ctx, layer, inputs):
     shape = port.shape if port.shape or x.shape == () else x.shape  # no <dim>s: scalar or unknown rank
     ctx.outputs[layer.id] = ctx.b.value_info(name, etype, shape)  # ordered by the converter
     return []
-
-
-@lowers("Convert", "opset1")
-def convert(ctx, layer, inputs):
-    """Convert-1 -> Cast (folded for small constants and for source types ONNX lacks).
-
-    OpenVINO's FP16 weight compression (f16 Const -> Convert f32) keeps the f16 initializer and a
-    Cast: the file stays half size and the weights are never held twice while converting.
-    """
-    x = inputs[0]
-    dst = layer.attrs["destination_type"]
-    if dst.numpy is None or dst.onnx is None:
-        raise UnsupportedLayer(layer, f"conversion to {dst.name} has no ONNX counterpart")
-    if x.etype == dst:
-        return [x]
-    src_ok = x.etype.onnx is not None and x.etype.min_opset <= ctx.opset
-    if x.is_const and (not src_ok or np.prod(x.shape, dtype=np.int64) <= FOLD_CONVERT_ELEMENTS):
-        ctx.onnx_type(layer, dst)
-        return [Value(ctx.b, dst, x.shape, const=lambda: convert_array(x.value(), dst.numpy), hint=layer.name)]
-    ctx.onnx_type(layer, x.etype)
-    # a Value, not a bare name: OpenVINO sometimes writes the source precision on the output port
-    # of a decompression Convert; destination_type is the truth
-    to = ctx.onnx_type(layer, dst)
-    if x.is_const:  # lazy: a consumer that reads the Const itself (RNN weights reordered at
-        # convert time) leaves no dead Cast and no second copy of the weights in the file
-        return [LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))]
-    return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=to))]

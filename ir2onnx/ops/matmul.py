@@ -1,9 +1,16 @@
-"""MatMul-1: numpy matrix multiplication with optional transposition of the last two axes.
+"""MatMul-1 and Einsum-7.
 
-A 1-D operand is a vector (unsqueezed, multiplied, squeezed again, as ONNX MatMul does) and
-OpenVINO ignores transpose_a / transpose_b for it (measured: the result is the same either way).
+MatMul-1: numpy matrix multiplication with optional transposition of the last two axes. A 1-D
+operand is a vector (unsqueezed, multiplied, squeezed again, as ONNX MatMul does) and OpenVINO
+ignores transpose_a / transpose_b for it (measured: the result is the same either way).
+
+Einsum maps to ONNX Einsum with the output subscript written out (OpenVINO's implicit output:
+the ellipsis, then the labels seen once, sorted); onnxruntime implements float, double, f16, int32
+and int64; f16 is computed in f32 (Cast, Einsum, Cast) like OpenVINO's f32 inference precision.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -67,3 +74,85 @@ def matmul(ctx, layer, inputs):
         g = ctx.b
         return [g.Squeeze(g.MatMul(a, g.Unsqueeze(b, i64(g, [1], "axes"))), i64(g, [-1], "axes"))]
     return [ctx.b.MatMul(a, b)]
+
+
+# -- Einsum-7 --------------------------------------------------------------------------------
+_TERM = re.compile(r"^(?:[A-Za-z]|\.\.\.)*$")
+
+
+_EINSUM_TYPES = {"f32", "f64", "i32", "i64", "f16"}
+
+
+def _labels(term: str) -> list[str]:
+    return re.findall(r"\.\.\.|[A-Za-z]", term)
+
+
+def explicit_equation(layer, equation: str, count: int) -> str:
+    """The equation with its output subscript written out; InvalidLayer when malformed."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != count:
+        raise InvalidLayer(layer, f"equation '{equation}' has {len(terms)} input subscripts for {count} inputs")
+    for t in terms + ([rhs] if arrow else []):
+        if not _TERM.match(t) or t.count("...") > 1:
+            raise InvalidLayer(layer, f"subscript '{t}' of '{equation}' is not letters with at most one '...'")
+    if arrow:
+        out = _labels(rhs)
+        seen = {lab for t in terms for lab in _labels(t)}
+        if len(set(out)) != len(out) or any(lab not in seen and lab != "..." for lab in out):
+            raise InvalidLayer(layer, f"output subscript '{rhs}' repeats a label or names one no input has")
+        if "..." not in seen and "..." in out:
+            raise InvalidLayer(layer, f"output subscript '{rhs}' has '...' but no input does")
+        return eq
+    counts: dict[str, int] = {}
+    for t in terms:
+        for lab in _labels(t):
+            counts[lab] = counts.get(lab, 0) + 1
+    once = sorted(lab for lab, n in counts.items() if n == 1 and lab != "...")
+    return lhs + "->" + ("..." if "..." in counts else "") + "".join(once)
+
+
+@lowers("Einsum", "opset7")
+def einsum7(ctx, layer, inputs):
+    """Einsum-7 -> Einsum (explicit output subscript; f16: Cast, Einsum, Cast)."""
+    if not inputs:
+        raise InvalidLayer(layer, "Einsum needs at least one input")
+    eq = explicit_equation(layer, str(layer.attrs["equation"]), len(inputs))
+    et = inputs[0].etype
+    if any(v.etype != et for v in inputs):
+        raise InvalidLayer(layer, "Einsum inputs must share one element type")
+    if et is None or et.name not in _EINSUM_TYPES:
+        raise UnsupportedLayer(layer, f"Einsum on {et.name if et else '?'}: onnxruntime implements Einsum "
+                                      "for f32, f64, i32 and i64 only (f16 via f32)")
+    for v, t in zip(inputs, eq.split("->")[0].split(",")):
+        labs = _labels(t)
+        if v.shape is not None and ("..." not in labs and len(v.shape) != len(labs)
+                                    or "..." in labs and len(v.shape) < len(labs) - 1):
+            raise InvalidLayer(layer, f"subscript '{t}' does not fit an input of rank {len(v.shape)}")
+    g = ctx.b
+    names = _pad_ellipses(layer, g, inputs, eq.split("->")[0].split(","))
+    if et.name == "f16":
+        out = g.Einsum(*[g.Cast(n, to=1) for n in names], equation=eq)
+        return [g.Cast(out, to=et.onnx)]
+    return [g.Einsum(*names, equation=eq)]
+
+
+def _pad_ellipses(layer, g, inputs, terms) -> list:
+    """Inputs whose '...' covers fewer dims than another's get leading 1s there (Unsqueeze):
+    ONNX shape inference rejects ellipses of different ranks, broadcasting 1s is the same."""
+    ranks = {i: len(v.shape) - len(_labels(t)) + 1 for i, (v, t) in enumerate(zip(inputs, terms))
+             if "..." in t and v.shape is not None}
+    if any("..." in t and v.shape is None for v, t in zip(inputs, terms)):
+        if sum("..." in t for t in terms) > 1:
+            raise UnsupportedLayer(layer, "'...' over an input of unknown rank next to another '...' "
+                                          "(ONNX needs the ellipses' ranks to match)")
+    widest = max(ranks.values(), default=0)
+    names = []
+    for i, (v, t) in enumerate(zip(inputs, terms)):
+        if i in ranks and ranks[i] < widest:
+            pos = _labels(t).index("...")
+            names.append(g.Unsqueeze(v, i64(g, list(range(pos, pos + widest - ranks[i])), "axes")))
+        else:
+            names.append(v)
+    return names

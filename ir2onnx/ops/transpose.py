@@ -1,12 +1,22 @@
-"""Transpose-1: permute the axes by a constant order (an empty order reverses them)."""
+"""Transpose-1 and ShuffleChannels-1: permutations of axes, pure data movement (bit-exact).
+
+Transpose-1: permute the axes by a constant order (an empty order reverses them).
+
+ShuffleChannels-1: split dim ``axis`` of size C into (group, C / group), swap the two, merge.
+
+Any rank >= 1 and any element type of 8 bits or more: pure data movement, bit-exact. Shapes are
+constants when static; dynamic dims come from Shape slices, so no -1 or 0 is ever asked of Reshape
+(``allowzero=1`` keeps genuine zero-size dims).
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.graph import is_static
+from ..lowering.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
 from ..lowering.registry import lowers
-
-FOLD_ELEMENTS = 4096  # constant inputs up to this size are transposed at convert time
+from ..lowering.shapes import dims_of, i64, shape_of
 
 
 @lowers("Transpose", "opset1")
@@ -32,3 +42,47 @@ def transpose(ctx, layer, inputs):
     if order == list(range(len(order))):
         return [x]
     return [ctx.b.Transpose(x, perm=order)]
+
+
+# -- ShuffleChannels-1 -----------------------------------------------------------------------
+def shuffle_numpy(x: np.ndarray, axis: int, group: int) -> np.ndarray:
+    """Convert-time folding of a small constant (the same chain, in NumPy)."""
+    shape = x.shape
+    c = shape[axis]
+    y = x.reshape(shape[:axis] + (group, c // group) + shape[axis + 1:])
+    return np.ascontiguousarray(np.swapaxes(y, axis, axis + 1)).reshape(shape)
+
+
+@lowers("ShuffleChannels", "opset1")
+def shuffle_channels(ctx, layer, inputs):
+    """ShuffleChannels-1 -> Reshape, Transpose, Reshape (split dim axis into (group, C/group),
+    swap the two, merge back)."""
+    x = inputs[0]
+    name = x.etype.name if x.etype is not None else "?"
+    if x.etype is None or x.etype.numpy is None or x.etype.bits < 8 or name == "string":
+        raise UnsupportedLayer(layer, f"ShuffleChannels on element type {name} is not supported "
+                                      "(types of 8 bits or more)")
+    ctx.onnx_type(layer, x.etype)
+    axis = normalize_axis(layer, int(layer.attrs["axis"]), known_rank(layer, x, 1))
+    group = int(layer.attrs["group"])
+    if group < 1:
+        raise InvalidLayer(layer, f"group must be a positive integer, got {group}")
+    c = x.shape[axis]
+    if c is not None and c % group:
+        raise InvalidLayer(layer, f"group {group} does not divide dim {axis} of size {c}")
+    if group == 1 or c == group:
+        return [x]  # the permutation is the identity
+    if x.is_const and is_static(x.shape) and int(np.prod(x.shape)) <= FOLD_ELEMENTS:
+        return [shuffle_numpy(np.asarray(x.value()), axis, group)]
+    g = ctx.b
+    if is_static(x.shape):
+        target = i64(g, list(x.shape[:axis]) + [group, c // group] + list(x.shape[axis + 1:]), "shape")
+    else:
+        size = i64(g, [c // group]) if c is not None else g.Div(dims_of(g, x, axis, axis + 1), i64(g, [group]))
+        parts = [dims_of(g, x, 0, axis)] if axis > 0 else []
+        parts += [i64(g, [group]), size] + ([dims_of(g, x, axis + 1)] if axis < x.rank - 1 else [])
+        target = g.Concat(*parts, axis=0)
+    perm = list(range(x.rank + 1))
+    perm[axis], perm[axis + 1] = axis + 1, axis
+    y = g.Transpose(g.Reshape(x, target, allowzero=1), perm=perm)
+    return [g.Reshape(y, shape_of(g, x), allowzero=1)]

@@ -1,6 +1,7 @@
 """Element-by-element building blocks that oracles of several op families share: a float input in
 float64 (:func:`as_float64`), a scalar function mapped over every element (:func:`map_float`),
-numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`), an axis in range
+numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`,
+:func:`map_broadcast`), an axis in range
 (:func:`normalize_axis`) and integer wrapping modulo 2^bits (:func:`wrap`). Like every oracle
 module, it knows nothing of ONNX or the lowerings."""
 from __future__ import annotations
@@ -69,3 +70,20 @@ def wrap(value: int, dtype: np.dtype):
     if dtype.kind == "i" and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
+
+
+def _broadcast_all(layer, *arrays: np.ndarray) -> tuple[int, ...]:
+    shape = arrays[0].shape
+    for other in arrays[1:]:
+        shape = broadcast_shape(layer, np.empty(shape), other)
+    return shape
+
+
+def map_broadcast(layer, arrays, fn, dtype) -> np.ndarray:
+    """``fn`` on the elements of ``arrays`` at every position of their broadcast shape (the layer's
+    ``auto_broadcast``), into a new array of ``dtype``."""
+    shape = _broadcast_all(layer, *arrays)
+    out = np.empty(shape, dtype)
+    for pos in itertools.product(*[range(d) for d in shape]):
+        out[pos] = fn(*[pick(a, pos) for a in arrays])
+    return out

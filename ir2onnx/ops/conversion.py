@@ -1,0 +1,61 @@
+"""Convert-1 and ConvertLike-1 -> Cast (folded for small constants and for source types ONNX lacks).
+
+OpenVINO's FP16 weight compression (an f16 Const -> Convert f32) keeps the f16 initializer and a
+Cast: the file stays half size, and the Cast is emitted lazily, only when a consumer reads the
+converted tensor (RNN weights reordered at convert time read the Const itself). ConvertLike is
+Convert-1 with the destination type taken from the second input (Convert-1's own lowering runs,
+so the conversion rules live in one place). A constant is folded with the oracles'
+:func:`~ir2onnx.oracles.conversion.convert_array`, the spec's conversion rule.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import LazyValue, Value
+from ..lowering.registry import lowers
+from ..oracles.conversion import convert_array
+
+# A Convert of a constant at most this many elements is folded at convert time; bigger ones
+# (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see README.
+FOLD_CONVERT_ELEMENTS = 4096
+
+
+@lowers("Convert", "opset1")
+def convert(ctx, layer, inputs):
+    """Convert-1 -> Cast (folded for small constants and for source types ONNX lacks).
+
+    OpenVINO's FP16 weight compression (f16 Const -> Convert f32) keeps the f16 initializer and a
+    Cast: the file stays half size and the weights are never held twice while converting.
+    """
+    x = inputs[0]
+    dst = layer.attrs["destination_type"]
+    if dst.numpy is None or dst.onnx is None:
+        raise UnsupportedLayer(layer, f"conversion to {dst.name} has no ONNX counterpart")
+    if x.etype == dst:
+        return [x]
+    src_ok = x.etype.onnx is not None and x.etype.min_opset <= ctx.opset
+    if x.is_const and (not src_ok or np.prod(x.shape, dtype=np.int64) <= FOLD_CONVERT_ELEMENTS):
+        ctx.onnx_type(layer, dst)
+        return [Value(ctx.b, dst, x.shape, const=lambda: convert_array(x.value(), dst.numpy), hint=layer.name)]
+    ctx.onnx_type(layer, x.etype)
+    # a Value, not a bare name: OpenVINO sometimes writes the source precision on the output port
+    # of a decompression Convert; destination_type is the truth
+    to = ctx.onnx_type(layer, dst)
+    if x.is_const:  # lazy: a consumer that reads the Const itself (RNN weights reordered at
+        # convert time) leaves no dead Cast and no second copy of the weights in the file
+        return [LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))]
+    return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=to))]
+
+
+@lowers("ConvertLike", "opset1")
+def convert_like(ctx, layer, inputs):
+    """ConvertLike-1 -> Cast to the like-input's type (Convert-1's lowering: folded for small
+    constants and for source types ONNX lacks); the like-input's values are never read."""
+    data, like = inputs
+    if like.etype is None:
+        raise InvalidLayer(layer, "the like input has no element type")
+    as_convert = dataclasses.replace(layer, attrs={**layer.attrs, "destination_type": like.etype})
+    return convert(ctx, as_convert, [data])

@@ -1,15 +1,23 @@
-"""Gather-1/-7/-8: indices outside the valid range give zeros (OpenVINO), which ONNX Gather rejects,
+"""The gathers: Gather-1/-7/-8, GatherElements-6, GatherND-8, and NonZero-3 (the indices of the
+non-zero elements).
+
+Gather: indices outside the valid range give zeros (OpenVINO), which ONNX Gather rejects,
 so such indices are masked unless they are constants known to be in range. batch_dims > 0 becomes
 GatherND(batch_dims), with Transposes around it when the axis is not the first non-batch dim.
-Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape`)."""
+Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape`).
+GatherElements-6 -> GatherElements and GatherND-8 -> GatherND(batch_dims) (i32 indices Cast to i64;
+the output shapes of GatherND-8, with the batch dims kept, are ONNX's). NonZero-3 -> NonZero.
+"""
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
+from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.element_types import element_type
 from ..lowering import exact
 from ..lowering.builder import Value
+from ..lowering.indices import i64_indices, int_indices, known_ranks, output_type, same_rank
 from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shape_vectors import elements_of, vector_value
@@ -130,3 +138,75 @@ def gather_8(ctx, layer, inputs):
     """Gather-8 -> Gather (negative indices; outside [-size, size) give zeros: Where, Gather, Where;
     batch_dims: [Transpose,] GatherND[, Transpose])."""
     return _gather(ctx, layer, inputs, negative=True)
+
+
+# -- GatherElements-6 ------------------------------------------------------------------------
+@lowers("GatherElements", "opset6")
+def gather_elements6(ctx, layer, inputs):
+    """GatherElements-6 (data, indices; axis) -> GatherElements (i32/i64 indices kept,
+    negative indices count from the end in both)."""
+    data, idx = inputs
+    same_rank(layer, data, idx)
+    ctx.onnx_type(layer, data.etype)
+    axis = int(layer.attrs["axis"])
+    if not -data.rank <= axis < data.rank:
+        raise InvalidLayer(layer, f"axis={axis} is out of range for rank {data.rank}")
+    axis %= data.rank
+    for i, (a, b) in enumerate(zip(data.shape, idx.shape)):
+        if i != axis and a is not None and b is not None and a != b:
+            raise InvalidLayer(layer, f"dim {i} of indices ({b}) differs from data ({a})")
+    if data.is_const and idx.is_const and np.prod(idx.shape) <= 4096:
+        d, k = data.value(), np.asarray(idx.value()).astype(np.int64)
+        if np.any((k < -d.shape[axis]) | (k >= d.shape[axis])):
+            raise InvalidLayer(layer, "an index is out of range")
+        return [np.take_along_axis(d, k % d.shape[axis], axis)]
+    return [ctx.b.GatherElements(data, int_indices(ctx, layer, idx), axis=axis)]
+
+
+# -- GatherND-8 ------------------------------------------------------------------------------
+@lowers("GatherND", "opset8")
+def gather_nd8(ctx, layer, inputs):
+    """GatherND-8 (data, indices) -> GatherND(batch_dims) (Cast of i32 indices)."""
+    data, idx = inputs
+    known_ranks(layer, data, idx)
+    ctx.onnx_type(layer, data.etype)
+    bd = int(layer.attrs["batch_dims"])
+    if not 0 <= bd < min(data.rank, idx.rank):
+        raise InvalidLayer(layer, f"batch_dims={bd} must be in [0, min(data rank, indices rank))")
+    depth = idx.shape[-1]
+    if depth is None:
+        raise UnsupportedLayer(layer, "a dynamic last dim of indices is not supported")
+    if bd + depth > data.rank:
+        raise InvalidLayer(layer, f"indices address {depth} dims after {bd} batch dims of a rank-{data.rank} tensor")
+    for i in range(bd):
+        a, b = data.shape[i], idx.shape[i]
+        if a is not None and b is not None and a != b:
+            raise InvalidLayer(layer, f"batch dim {i} differs: data {a}, indices {b}")
+    return [ctx.b.GatherND(data, i64_indices(ctx, layer, idx), batch_dims=bd)]
+
+
+# -- NonZero-3 -------------------------------------------------------------------------------
+NONZERO_ORT = ("f32", "f16", "boolean", "i64", "i32", "u8")  # onnxruntime's NonZero kernels
+
+
+@lowers("NonZero", "opset3")
+def nonzero(ctx, layer, inputs):
+    """NonZero-3 (data) -> NonZero (Cast to boolean first for other types; a scalar is reshaped to
+    [1], as OpenVINO gives [1, count]; Cast for output_type i32)."""
+    x = inputs[0]
+    itype = output_type(layer)
+    if x.etype is None or x.etype.onnx is None:
+        raise UnsupportedLayer(layer, f"NonZero of {x.etype.name if x.etype else '?'} is not supported")
+    ctx.onnx_type(layer, x.etype)
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "NonZero needs data of known rank (the output has rank rows)")
+    g = ctx.b
+    data = x.name
+    if x.rank == 0:
+        data = g.Reshape(data, i64(g, [1], "one"))
+    if x.etype.name not in NONZERO_ORT:  # a non-zero value (NaN included) casts to true
+        data = g.Cast(data, to=TensorProto.BOOL)
+    out = g.NonZero(data)
+    if itype == "i32":
+        out = g.Cast(out, to=TensorProto.INT32)
+    return [Value(g, element_type(itype), (max(x.rank, 1), None), name=out)]

@@ -1,4 +1,4 @@
-"""NonMaxSuppression-5/-9 and NonZero-3: detection post-processing.
+"""NonMaxSuppression-5/-9: detection post-processing.
 
 NonMaxSuppression maps to ONNX NonMaxSuppression, which runs the same greedy algorithm per batch
 and class (candidates by descending score, equal scores by the smaller box index, corners given
@@ -33,22 +33,11 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
+from ..lowering.indices import output_type
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
 
 FLOATS = ("f32", "f16", "bf16")
-
-
-def _etype_name(value) -> str:
-    return getattr(value, "name", value)
-
-
-def output_type(layer) -> str:
-    """The output_type attribute as 'i64' or 'i32' (InvalidLayer otherwise)."""
-    name = _etype_name(layer.attrs["output_type"])
-    if name not in ("i64", "i32"):
-        raise InvalidLayer(layer, f"output_type must be i64 or i32, got {name}")
-    return name
 
 
 def _scalar(layer, v: Value | None, what: str, default: float) -> float:
@@ -152,29 +141,3 @@ def nms(ctx, layer, inputs):
     it = element_type(itype)
     return [Value(g, it, (None, 3), name=selected), Value(g, out_float, (None, 3), name=rows),
             Value(g, it, (1,), name=valid)]
-
-
-NONZERO_ORT = ("f32", "f16", "boolean", "i64", "i32", "u8")  # onnxruntime's NonZero kernels
-
-
-@lowers("NonZero", "opset3")
-def nonzero(ctx, layer, inputs):
-    """NonZero-3 (data) -> NonZero (Cast to boolean first for other types; a scalar is reshaped to
-    [1], as OpenVINO gives [1, count]; Cast for output_type i32)."""
-    x = inputs[0]
-    itype = output_type(layer)
-    if x.etype is None or x.etype.onnx is None:
-        raise UnsupportedLayer(layer, f"NonZero of {x.etype.name if x.etype else '?'} is not supported")
-    ctx.onnx_type(layer, x.etype)
-    if x.rank is None:
-        raise UnsupportedLayer(layer, "NonZero needs data of known rank (the output has rank rows)")
-    g = ctx.b
-    data = x.name
-    if x.rank == 0:
-        data = g.Reshape(data, i64(g, [1], "one"))
-    if x.etype.name not in NONZERO_ORT:  # a non-zero value (NaN included) casts to true
-        data = g.Cast(data, to=TensorProto.BOOL)
-    out = g.NonZero(data)
-    if itype == "i32":
-        out = g.Cast(out, to=TensorProto.INT32)
-    return [Value(g, element_type(itype), (max(x.rank, 1), None), name=out)]

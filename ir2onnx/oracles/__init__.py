@@ -29,9 +29,11 @@ from . import scatter  # noqa: F401  GatherND-8, ScatterNDUpdate-3 (opset4)
 from . import quantization  # noqa: F401  FakeQuantize-1
 from . import trigonometric  # noqa: F401  Sin, Cos, Tan, Asin, ... Atanh
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
-from . import scatter2  # noqa: F401  GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3
 from . import reverse_roll  # noqa: F401  Reverse-1, Roll-7
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9, NonZero-3
 from . import conversion  # noqa: F401
 from . import transpose  # noqa: F401
 from . import logical  # noqa: F401
+from . import indexing  # noqa: F401
+from . import broadcast  # noqa: F401
+from . import pad  # noqa: F401

@@ -2,7 +2,9 @@
 float64 (:func:`as_float64`), a scalar function mapped over every element (:func:`map_float`),
 numpy broadcasting by index arithmetic (:func:`broadcast_shape`, :func:`pick`,
 :func:`map_broadcast`), an axis in range
-(:func:`normalize_axis`) and integer wrapping modulo 2^bits (:func:`wrap`). Like every oracle
+(:func:`normalize_axis`, :func:`axis_input`), indices in range (:func:`index_in`,
+:func:`index_tuple`), the positions of a shape (:func:`positions`), an integer input's values
+(:func:`ints`) and integer wrapping modulo 2^bits (:func:`wrap`). Like every oracle
 module, it knows nothing of ONNX or the lowerings."""
 from __future__ import annotations
 
@@ -87,3 +89,40 @@ def map_broadcast(layer, arrays, fn, dtype) -> np.ndarray:
     for pos in itertools.product(*[range(d) for d in shape]):
         out[pos] = fn(*[pick(a, pos) for a in arrays])
     return out
+
+
+def positions(shape):
+    """Every index tuple of ``shape``, in row-major order."""
+    return itertools.product(*[range(d) for d in shape])
+
+
+def axis_input(layer, axis, rank):
+    """An axis given as an attribute or a one-element input, normalized into ``[0, rank)``."""
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    if not -rank <= axis < rank:
+        raise InvalidLayer(layer, f"axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def index_in(layer, value, size):
+    """One index into a dim of ``size``, negative ones counted from the end; InvalidLayer outside."""
+    value = int(value)
+    if not -size <= value < size:
+        raise InvalidLayer(layer, f"index {value} is out of range for a dim of size {size}")
+    return value % size
+
+
+def index_tuple(layer, tup, dims) -> tuple[int, ...]:
+    """An index tuple into ``dims``, negative indices counted from the end; InvalidLayer outside."""
+    out = []
+    for v, d in zip(tup, dims):
+        v = int(v)
+        if not -d <= v < d:
+            raise InvalidLayer(layer, f"index {v} out of range for a dim of size {d}")
+        out.append(v % d)
+    return tuple(out)
+
+
+def ints(a) -> list[int]:
+    """The values of an integer input as Python ints."""
+    return [int(v) for v in np.asarray(a).reshape(-1)]

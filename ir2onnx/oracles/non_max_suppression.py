@@ -1,4 +1,4 @@
-"""Oracles of NonMaxSuppression-5/-9 and NonZero-3, from the spec text, in plain Python.
+"""Oracles of NonMaxSuppression-5/-9, from the spec text, in plain Python.
 
 NonMaxSuppression, per batch and class (spec steps 1-8): repeatedly take the box with the highest
 score (equal scores: the smaller box index; the spec leaves this open), stop when its score is
@@ -97,18 +97,3 @@ def nms(layer, inputs):
     # a score goes through f32 (the spec computes in the input precision; f16/bf16 values are exact)
     selected[:, 2] = np.array([F(r[3]) for r in rows], np.float32) if rows else selected[:, 2]
     return [indices, selected.astype(F).astype(ftype), np.array([len(rows)], itype)]
-
-
-@oracle("NonZero", "opset3")
-def nonzero(layer, inputs):
-    x = np.asarray(inputs[0])
-    itype = np.int32 if getattr(layer.attrs["output_type"], "name", layer.attrs["output_type"]) == "i32" else np.int64
-    flat = x.reshape(-1) if x.ndim else x.reshape(1)
-    shape = x.shape if x.ndim else (1,)
-    hits = [k for k in range(flat.size) if flat[k] != 0 or flat[k] != flat[k]]  # NaN is non-zero
-    out = np.zeros((len(shape), len(hits)), itype)
-    for col, k in enumerate(hits):
-        for axis in range(len(shape) - 1, -1, -1):  # row-major coordinates of flat index k
-            out[axis, col] = k % shape[axis]
-            k //= shape[axis]
-    return [out]

@@ -1,4 +1,4 @@
-"""Oracles of ShapeOf-1/-3, Gather-1/-7/-8, Concat-1, Squeeze-1 and Unsqueeze-1, from the specs:
+"""Oracles of ShapeOf-1/-3, Concat-1, Squeeze-1/-15 and Unsqueeze-1, from the specs:
 output shapes from the definitions, values copied one index at a time."""
 from __future__ import annotations
 
@@ -8,13 +8,8 @@ import numpy as np
 
 from ..errors import InvalidLayer
 from ..ir.element_types import element_type
+from .elements import normalize_axis
 from .registry import oracle
-
-
-def _norm(layer, axis: int, rank: int) -> int:
-    if not -rank <= axis < rank:
-        raise InvalidLayer(layer, f"axis {axis} out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
 
 
 def _copy_flat(data: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
@@ -41,50 +36,12 @@ def shape_of_3(layer, inputs):
     return [np.array(inputs[0].shape, dtype=etype.numpy)]
 
 
-def _gather(layer, inputs, negative: bool):
-    data, indices, axis = inputs
-    axis = _norm(layer, int(np.asarray(axis).reshape(-1)[0]), data.ndim)
-    b = int(layer.attrs.get("batch_dims", 0))
-    b = b + indices.ndim if b < 0 else b
-    if not 0 <= b <= min(axis, indices.ndim) or data.shape[:b] != indices.shape[:b]:
-        raise InvalidLayer(layer, "batch_dims out of range or batch dims differ")
-    size = data.shape[axis]
-    out_shape = data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:]
-    out = np.zeros(out_shape, dtype=data.dtype)
-    free = indices.ndim - b
-    for pos in itertools.product(*[range(d) for d in out_shape]):
-        outer = pos[:axis]
-        which = pos[axis:axis + free]
-        inner = pos[axis + free:]
-        i = int(indices[outer[:b] + which])
-        if negative and -size <= i < 0:
-            i += size
-        if 0 <= i < size:  # out of range: zeros (Gather-7/-8 spec; OpenVINO does the same for -1)
-            out[pos] = data[outer + (i,) + inner]
-    return [out]
-
-
-@oracle("Gather", "opset1")
-def gather_1(layer, inputs):
-    return _gather(layer, inputs, negative=False)
-
-
-@oracle("Gather", "opset7")
-def gather_7(layer, inputs):
-    return _gather(layer, inputs, negative=False)
-
-
-@oracle("Gather", "opset8")
-def gather_8(layer, inputs):
-    return _gather(layer, inputs, negative=True)
-
-
 @oracle("Concat", "opset1")
 def concat(layer, inputs):
     rank = inputs[0].ndim
     if rank == 0 or any(x.ndim != rank for x in inputs):
         raise InvalidLayer(layer, "inputs must share one rank >= 1")
-    axis = _norm(layer, int(layer.attrs["axis"]), rank)
+    axis = normalize_axis(layer, int(layer.attrs["axis"]), rank)
     for x in inputs:
         if x.shape[:axis] + x.shape[axis + 1:] != inputs[0].shape[:axis] + inputs[0].shape[axis + 1:]:
             raise InvalidLayer(layer, "inputs differ outside the concat axis")
@@ -105,7 +62,7 @@ def _squeeze(layer, inputs):
     if not axes:
         drop = {i for i, d in enumerate(data.shape) if d == 1}
     else:
-        drop = {_norm(layer, a, max(data.ndim, 1)) for a in axes} if data.ndim else set()
+        drop = {normalize_axis(layer, a, max(data.ndim, 1)) for a in axes} if data.ndim else set()
         drop = {a for a in drop if data.shape[a] == 1}  # a dim that is not 1 is ignored (spec)
     return [_copy_flat(data, tuple(d for i, d in enumerate(data.shape) if i not in drop))]
 
@@ -125,7 +82,7 @@ def unsqueeze(layer, inputs):
     data, axes = inputs
     axes = [int(a) for a in np.asarray(axes).reshape(-1)]
     out_rank = data.ndim + len(set(axes))
-    ones = {_norm(layer, a, out_rank) for a in axes}
+    ones = {normalize_axis(layer, a, out_rank) for a in axes}
     if len(ones) != len(set(axes)):
         raise InvalidLayer(layer, "two axes name the same output dim")
     rest = iter(data.shape)

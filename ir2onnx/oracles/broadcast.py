@@ -1,0 +1,68 @@
+"""Oracles of Broadcast-1/-3 and Tile-1, from the specs, element by element: every output position
+is mapped back to the input position it copies."""
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from .elements import ints, positions
+from .registry import oracle
+
+
+def _broadcast(layer, inputs, bidirectional_ok: bool):
+    data, target = inputs[0], ints(inputs[1])
+    mode = str(layer.attrs.get("mode", "numpy")).lower()
+    if mode in ("explicit", "none"):  # Broadcast-1 explicit is written "none"
+        axes = ints(inputs[2])
+        if len(axes) != data.ndim or axes != sorted(set(axes)):
+            raise InvalidLayer(layer, f"axes_mapping {axes} does not fit data rank {data.ndim}")
+        mapped = dict(zip(axes, range(data.ndim)))
+        out_shape = tuple(target)
+    elif mode == "numpy" or (mode == "bidirectional" and bidirectional_ok):
+        rank = max(data.ndim, len(target))
+        if mode == "numpy" and data.ndim > len(target):
+            raise InvalidLayer(layer, "data rank exceeds the target rank")
+        lead = rank - data.ndim
+        mapped = {lead + i: i for i in range(data.ndim)}
+        tgt = [1] * (rank - len(target)) + target
+        out_shape = tuple(t if mode == "numpy" or i not in mapped else max(t, data.shape[mapped[i]])
+                          for i, t in enumerate(tgt))
+    else:
+        raise UnsupportedLayer(layer, f"mode '{mode}'")
+    for o, i in mapped.items():
+        if data.shape[i] not in (1, out_shape[o]):
+            raise InvalidLayer(layer, f"data dim {data.shape[i]} does not broadcast to {out_shape[o]}")
+    out = np.empty(out_shape, data.dtype)
+    for pos in positions(out_shape):
+        src = [0] * data.ndim
+        for o, i in mapped.items():
+            src[i] = 0 if data.shape[i] == 1 else pos[o]
+        out[pos] = data[tuple(src)]
+    return [out]
+
+
+@oracle("Broadcast", "opset1")
+def broadcast_1(layer, inputs):
+    return _broadcast(layer, inputs, bidirectional_ok=False)
+
+
+@oracle("Broadcast", "opset3")
+def broadcast_3(layer, inputs):
+    return _broadcast(layer, inputs, bidirectional_ok=True)
+
+
+@oracle("Tile", "opset1")
+def tile(layer, inputs):
+    data, repeats = inputs[0], ints(inputs[1])
+    if any(r < 0 for r in repeats):
+        raise InvalidLayer(layer, "negative repeats")
+    rank = max(data.ndim, len(repeats))
+    shape = (1,) * (rank - data.ndim) + data.shape
+    reps = [1] * (rank - len(repeats)) + repeats
+    src_data = data.reshape(shape)
+    out_shape = tuple(d * r for d, r in zip(shape, reps))
+    out = np.empty(out_shape, data.dtype)
+    for pos in positions(out_shape):
+        out[pos] = src_data[tuple(p % d for p, d in zip(pos, shape))]
+    return [out]

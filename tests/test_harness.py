@@ -17,7 +17,7 @@ from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.registry import LOWERINGS, lowering_for
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.oracles.registry import ORACLES, oracle_for
-from ir2onnx.selftest_cases import ov_build, param
+from ir2onnx.selftest.cases import ov_build, param
 from ir2onnx.testing import IRWriter, assert_check, run_openvino
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ir2onnx.lowering.registry import supported
 from ir2onnx.oracles.interpreter import BUILTIN
 from ir2onnx.oracles.registry import ORACLES, oracle_for
-from ir2onnx.selftest_cases import all_cases
+from ir2onnx.selftest import all_cases
 
 
 def test_every_lowering_has_an_oracle():
@@ -20,7 +20,7 @@ def test_interpreter_builtins_are_real_ops():
 def test_every_lowering_has_a_selftest_case():
     covered = {c.op for c in all_cases()}
     missing = [f"{t}-{v}" for t, v in supported() if (t, v) not in covered]
-    assert not missing, f"ops without a case in the selftest table (ir2onnx/selftest_*.py): {missing}"
+    assert not missing, f"ops without a case in the selftest table (ir2onnx/selftest/<family>.py): {missing}"
 
 
 def test_every_worked_example_of_the_specs_is_a_case():

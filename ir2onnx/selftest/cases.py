@@ -1,12 +1,13 @@
-"""The selftest's built-in case table: small IR models per op family, as data.
+"""What a selftest case is, and the builders the case modules share.
 
 A :class:`Case` names the op it tests (the matrix row), a function that writes its IR into a
 folder (with OpenVINO's own ``save_model`` when OpenVINO can express the model, else with
 :class:`~ir2onnx.testing.IRWriter`), the inputs, and what the spec says the outputs are
 (``expect``: a shape, or values). Every worked example of the specs in ``specs/`` is a case.
-Families live in ``selftest_movement.py``, ``selftest_shape.py`` and ``selftest_arith.py``;
-:func:`all_cases` gathers them. Cases whose op has no lowering yet are reported by the selftest,
-not crashed on, so cases may run ahead of the lowerings.
+The cases of each op family live in the module of the family's name (``selftest/elementwise.py``
+beside ``ops/elementwise.py`` and ``oracles/elementwise.py``); :func:`~.catalog.all_cases`
+gathers them. Cases whose op has no lowering yet are reported by the selftest, not crashed on,
+so cases may run ahead of the lowerings.
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def ir_build(make: Callable, name: str = "case") -> Callable[[Path], Path]:
     """A ``build`` that calls ``make(writer)`` on an :class:`~ir2onnx.testing.IRWriter`."""
 
     def build(folder: Path) -> Path:
-        from .testing import IRWriter
+        from ..testing import IRWriter
 
         w = IRWriter(name)
         make(w)
@@ -108,92 +109,43 @@ def iota(shape, dtype=np.float32, start=1) -> np.ndarray:
     return (np.arange(int(np.prod(shape))) + start).reshape(shape).astype(dtype)
 
 
-# -- Parameter, Const, Result, Convert -------------------------------------------------------------
-def _passthrough(ops):
-    x = param(ops, [2, 3], np.float32)
-    return [(x, "x")], [x]  # an input that is also an output: the output takes the Result's name
+def ov_compressed(make: Callable) -> Callable[[Path], Path]:
+    """:func:`ov_build` with OpenVINO's FP16 weight compression (f16 Const -> Convert f32)."""
+    return ov_build(make, compress=True)
 
 
-def _one_tensor_two_results(ops):
-    x = param(ops, [3], np.int32)
-    y = ops.convert(x, "f32")
-    return [(y, "y"), (y, "y")], [x]
-
-
-def _const_only(w):
-    c = w.const(np.array([[1.5, -2.0], [0.0, 3.25]], np.float32), name="table")
-    w.result(c, name="table_out")
-
-
-def _two_outputs(ops):
-    x = param(ops, [2, 2], np.int32)
-    return [(ops.convert(x, "f32"), "b_first"), (ops.convert(x, "i64"), "a_second")], [x]
-
-
-def _convert(src, dst, shape=(2, 3)):
+def unary(fn, *args, shape=(2, 3, 4), dtype=np.float32):
+    """``make`` for ``openvino.opset15.<fn>(x, *args)`` of one input ``x`` (output ``y``)."""
     def make(ops):
-        x = param(ops, list(shape), src)
-        return [(ops.convert(x, dst), "y")], [x]
+        x = param(ops, list(shape), dtype)
+        return [(getattr(ops, fn)(x, *args), "y")], [x]
     return make
 
 
-def _const_convert(w):
-    c = w.const(np.linspace(-2, 2, 6000).astype(np.float16).reshape(2, 3000), name="weights")
-    y = w.layer("Convert", "opset1", [c], {"destination_type": "f32"}, [("f32", (2, 3000))], out_names=["y"])[0]
-    w.result(y)
+def one_input(build, opset="opset15", shape=(2, 3, 4)):
+    """``make`` for ``build(openvino.<opset>, x)`` of one f32 input ``x`` (output ``y``): for ops
+    whose builder takes attributes, or lives in an older opset."""
+    def make(ops):
+        import importlib
+
+        x = param(ops, list(shape))
+        return [(build(importlib.import_module(f"openvino.{opset}"), x), "y")], [x]
+    return make
 
 
-def _in_range(dtype, low=-100, high=100):
-    return lambda rng: {"x": rng.uniform(low, high, (2, 3)).astype(dtype)}
+def binary(fn, a_shape, b_shape, dtype=np.float32, **kw):
+    """``make`` for ``openvino.opset15.<fn>(a, b, **kw)`` of two inputs ``a``, ``b`` (output ``y``)."""
+    def make(ops):
+        a, b = param(ops, a_shape, dtype, "a"), param(ops, b_shape, dtype, "b")
+        return [(getattr(ops, fn)(a, b, **kw), "y")], [a, b]
+    return make
 
 
-CORE = [
-    Case("core/passthrough", ("Parameter", "opset1"), ov_build(_passthrough)),
-    Case("core/const-output", ("Const", "opset1"), ir_build(_const_only),
-         expect={"table_out": np.array([[1.5, -2.0], [0.0, 3.25]], np.float32)}),
-    Case("core/two-outputs-by-name", ("Result", "opset1"), ov_build(_two_outputs)),
-    Case("core/one-tensor-two-results", ("Result", "opset1"), ov_build(_one_tensor_two_results)),
-    Case("convert/f32-i32", ("Convert", "opset1"), ov_build(_convert(np.float32, "i32")),
-         inputs=_in_range(np.float32)),
-    Case("convert/f32-u8", ("Convert", "opset1"), ov_build(_convert(np.float32, "u8")),
-         inputs=_in_range(np.float32, 0, 255)),
-    Case("convert/f32-f16", ("Convert", "opset1"), ov_build(_convert(np.float32, "f16"))),
-    Case("convert/f16-f32", ("Convert", "opset1"), ov_build(_convert(np.float16, "f32"))),
-    Case("convert/f64-f32", ("Convert", "opset1"), ov_build(_convert(np.float64, "f32"))),
-    Case("convert/i32-f32", ("Convert", "opset1"), ov_build(_convert(np.int32, "f32"))),
-    Case("convert/i64-i8", ("Convert", "opset1"), ov_build(_convert(np.int64, "i8"))),
-    Case("convert/u8-i32", ("Convert", "opset1"), ov_build(_convert(np.uint8, "i32"))),
-    Case("convert/f32-boolean", ("Convert", "opset1"), ov_build(_convert(np.float32, "boolean")),
-         inputs=lambda rng: {"x": np.array([[0.0, -0.0, 0.5], [-2.0, 0.0, 1e-30]], np.float32)},
-         expect={"y": np.array([[False, False, True], [True, False, True]])}),
-    Case("convert/boolean-i32", ("Convert", "opset1"), ov_build(_convert(np.bool_, "i32"))),
-    Case("convert/f16-const-weights", ("Convert", "opset1"), ir_build(_const_convert)),
-]
+def uniform(low, high, shape=(2, 3, 4), name="x"):
+    """Feeds: input ``name`` uniform in [low, high) as f32."""
+    return lambda rng: {name: rng.uniform(low, high, shape).astype(np.float32)}
 
 
-def all_cases() -> list[Case]:
-    """Every built-in case, core first, then each op family."""
-    from . import selftest_arith, selftest_movement, selftest_nn, selftest_shape
-    from . import selftest_nn2
-    from . import selftest_nn3
-    from . import selftest_quant
-    from . import selftest_misc
-    from . import selftest_move2
-    from . import selftest_rnn
-    from . import selftest_norm2
-    from . import selftest_nms
-
-    cases = CORE + selftest_movement.CASES + selftest_shape.CASES + selftest_arith.CASES + selftest_nn.CASES
-    cases += selftest_nn2.CASES
-    cases += selftest_nn3.CASES
-    cases += selftest_quant.CASES
-    cases += selftest_misc.CASES
-    cases += selftest_move2.CASES
-    cases += selftest_rnn.CASES
-    cases += selftest_norm2.CASES
-    cases += selftest_nms.CASES
-    names = [c.name for c in cases]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise RuntimeError(f"selftest cases named twice: {sorted(dup)}")
-    return cases
+def normal(scale=3.0, shape=(2, 3, 4)):
+    """Feeds: input ``x`` normal with standard deviation ``scale``, as f32."""
+    return lambda rng: {"x": (rng.standard_normal(shape) * scale).astype(np.float32)}

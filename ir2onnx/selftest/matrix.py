@@ -7,7 +7,7 @@ import platform
 
 import numpy as np
 
-from .selftest_cases import all_cases
+from .catalog import all_cases
 
 BAD = ("fail", "error")
 NOT_RUN = ("unsupported", "no lowering", "no oracle")
@@ -18,8 +18,8 @@ def versions() -> dict[str, str]:
     import onnx
     import onnxruntime
 
-    from .version import __version__
-    from .runtime import available_providers
+    from ..version import __version__
+    from ..runtime import available_providers
 
     out = {"date": datetime.date.today().isoformat(), "ir2onnx": __version__, "onnx": onnx.__version__,
            "onnxruntime": onnxruntime.__version__, "numpy": np.__version__,
@@ -52,8 +52,8 @@ def _cell(values: list[str]) -> str:
 
 def matrix(columns: list[str], results: list) -> list[tuple[str, int, list[str]]]:
     """Rows ``(op, number of cases, cells)``; registered lowerings without a case say ``no case``."""
-    from . import ops  # noqa: F401  (the op modules fill the lowering table)
-    from .lowering.registry import supported
+    from .. import ops  # noqa: F401  (the op modules fill the lowering table)
+    from ..lowering.registry import supported
 
     rows: dict[str, list[CaseResult]] = {}
     for r in results:

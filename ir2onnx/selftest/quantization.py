@@ -1,11 +1,10 @@
-"""Selftest cases of FakeQuantize-1 (NNCF / POT INT8 IRs): per-tensor and per-channel ranges and
-the NNCF Convolution pattern. Compared within the per-type tolerances of :mod:`ir2onnx.compare`
-(the lowering follows OpenVINO's CPU kernel, the oracle the spec text in float64)."""
+"""Selftest cases of FakeQuantize (version 1 unless -N says otherwise). Compared with the oracle
+within the per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .selftest_cases import Case, ov_build, param
+from .cases import Case, ov_build, param
 
 FQ = ("FakeQuantize", "opset1")
 

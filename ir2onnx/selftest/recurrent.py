@@ -1,12 +1,10 @@
-"""Selftest cases of LSTMSequence-5, GRUSequence-5 and RNNSequence-5: every direction, GRU's
-linear_before_reset, clip, rows shorter than the sequence, f16-compressed weights and dynamic
-batch/seq (where OpenVINO's CPU plugin runs every row to the end, ignoring sequence_lengths).
-Compared within the per-type float tolerances of :mod:`ir2onnx.compare`."""
+"""Selftest cases of LSTMSequence-5, GRUSequence-5 and RNNSequence-5. Compared with the oracle within
+the per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .selftest_cases import Case, ov_build, param
+from .cases import Case, ov_build, param
 
 GATES = {"lstm": 4, "gru": 3, "rnn": 1}
 
@@ -40,6 +38,7 @@ def _shapes(kind, nd=1, batch=3, seq=4, hidden=5):
 
 
 _DYNAMIC = {"x": (3, 4, 3), "h0": (3, 2, 5), "c0": (3, 2, 5)}
+
 
 CASES = [
     Case("lstm/forward-short-rows", ("LSTMSequence", "opset5"), ov_build(_seq("lstm", "forward", [4, 2, 1])),

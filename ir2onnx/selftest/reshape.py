@@ -1,16 +1,12 @@
-"""Selftest cases of the shape family: Reshape-1 (specs/Reshape.md) and the layers that compute
-shapes in real IR: ShapeOf, Gather, Concat, Squeeze, Unsqueeze. All must be bit-exact."""
+"""Selftest cases of Reshape (version 1 unless -N says otherwise). All are compared bit for bit with
+the oracle."""
 from __future__ import annotations
 
 import numpy as np
 
-from .selftest_cases import Case, const, ir_build, ov_build, param
+from .cases import Case, const, ir_build, ov_build, param
 
 RESHAPE = ("Reshape", "opset1")
-SHAPEOF3, SHAPEOF1 = ("ShapeOf", "opset3"), ("ShapeOf", "opset1")
-GATHER8, GATHER7, GATHER1 = ("Gather", "opset8"), ("Gather", "opset7"), ("Gather", "opset1")
-CONCAT = ("Concat", "opset1")
-SQUEEZE1, SQUEEZE15, UNSQUEEZE = ("Squeeze", "opset1"), ("Squeeze", "opset15"), ("Unsqueeze", "opset1")
 
 
 def _reshape(shape, target, special_zero, dtype=np.float32, idx=np.int64):
@@ -44,56 +40,6 @@ def _bad_reshape(shape, target, special_zero):
         out = [max(int(d), 1) for d in target]
         y = w.layer("Reshape", "opset1", [x, s], {"special_zero": special_zero}, [("f32", out)], out_names=["y"])[0]
         w.result(y)
-    return make
-
-
-def _shape_of(shape, out_type="i64", opset=3, dtype=np.float32):
-    def make(ops):
-        import openvino.opset1 as ops1
-
-        x = param(ops, shape, dtype)
-        y = ops.shape_of(x, out_type) if opset == 3 else ops1.shape_of(x)
-        return [(y, "y")], [x]
-    return make
-
-
-def _gather(shape, indices, axis, batch_dims=0, opset=8, dtype=np.float32):
-    def make(ops):
-        import openvino.opset1 as ops1
-        import openvino.opset7 as ops7
-
-        x = param(ops, shape, dtype)
-        i, a = const(ops, indices, np.int32), const(ops, axis)
-        y = {8: lambda: ops.gather(x, i, a, batch_dims), 7: lambda: ops7.gather(x, i, a, batch_dims),
-             1: lambda: ops1.gather(x, i, a)}[opset]()
-        return [(y, "y")], [x]
-    return make
-
-
-def _concat(shapes, axis, dtype=np.float32):
-    def make(ops):
-        xs = [param(ops, s, dtype, f"x{i}") for i, s in enumerate(shapes)]
-        return [(ops.concat(xs, axis), "y")], xs
-    return make
-
-
-def _squeeze(shape, axes, opset=1):
-    def make(ops):
-        import openvino.opset1 as ops1
-
-        x = param(ops, shape, np.float32)
-        if opset == 15:
-            y = ops.squeeze(x, const(ops, axes)) if axes is not None else ops.squeeze(x)
-        else:
-            y = ops1.squeeze(x, const(ops, axes))
-        return [(y, "y")], [x]
-    return make
-
-
-def _unsqueeze(shape, axes, dtype=np.float32):
-    def make(ops):
-        x = param(ops, shape, dtype)
-        return [(ops.unsqueeze(x, const(ops, axes)), "y")], [x]
     return make
 
 
@@ -131,34 +77,4 @@ CASES = [
          invalid=True, openvino=False, source="Reshape.md errors: special_zero 0 beyond the rank"),
     Case("reshape/error-literal-zero", RESHAPE, ir_build(_bad_reshape([2, 3], [0, 6], False)),
          invalid=True, openvino=False, source="Reshape.md errors: literal 0, non-empty input"),
-    # ShapeOf
-    Case("shapeof/i64", SHAPEOF3, ov_build(_shape_of([2, 3, 4])), expect={"y": np.array([2, 3, 4], np.int64)}),
-    Case("shapeof/i32-dynamic", SHAPEOF3, ov_build(_shape_of([None, 3], "i32")), shapes={"x": (5, 3)},
-         expect={"y": np.array([5, 3], np.int32)}),
-    Case("shapeof/scalar", SHAPEOF3, ov_build(_shape_of([])), expect={"y": np.zeros(0, np.int64)}),
-    Case("shapeof/opset1", SHAPEOF1, ov_build(_shape_of([4, 1], opset=1)), expect={"y": np.array([4, 1], np.int64)}),
-    # Gather
-    Case("gather/axis0", GATHER8, ov_build(_gather([3, 4], [2, 0], 0)), expect={"y": lambda f: f["x"][[2, 0]]}),
-    Case("gather/negative-indices", GATHER8, ov_build(_gather([3, 4], [-1, 1], 1)),
-         expect={"y": lambda f: f["x"][:, [3, 1]]}),
-    Case("gather/scalar-index", GATHER8, ov_build(_gather([3, 4, 2], 1, -2, dtype=np.int64)),
-         expect={"y": lambda f: f["x"][:, 1]}),
-    Case("gather/batch-dims", GATHER8, ov_build(_gather([2, 3, 4], [[0, 2], [1, 1]], 2, batch_dims=1)),
-         expect={"y": lambda f: np.stack([f["x"][0][:, [0, 2]], f["x"][1][:, [1, 1]]])}),
-    Case("gather/opset7", GATHER7, ov_build(_gather([3, 4], [[1], [2]], 1, opset=7)),
-         expect={"y": lambda f: f["x"][:, [[1], [2]]]}),
-    Case("gather/opset1", GATHER1, ov_build(_gather([4, 2], [3, 3, 0], 0, opset=1)),
-         expect={"y": lambda f: f["x"][[3, 3, 0]]}),
-    # Concat
-    Case("concat/axis1", CONCAT, ov_build(_concat([[2, 1, 3], [2, 2, 3], [2, 0, 3]], 1)),
-         expect={"y": lambda f: np.concatenate([f["x0"], f["x1"], f["x2"]], 1)}),
-    Case("concat/negative-axis-i64", CONCAT, ov_build(_concat([[2], [3]], -1, np.int64)),
-         expect={"y": lambda f: np.concatenate([f["x0"], f["x1"]])}),
-    # Squeeze / Unsqueeze
-    Case("squeeze/axes", SQUEEZE1, ov_build(_squeeze([1, 3, 1, 2], [0, 2])), expect={"y": (3, 2)}),
-    Case("squeeze/negative-axis", SQUEEZE1, ov_build(_squeeze([3, 1], [-1])), expect={"y": (3,)}),
-    Case("squeeze/opset15", SQUEEZE15, ov_build(_squeeze([1, 3, 1], None, 15)), expect={"y": (3,)}),
-    Case("unsqueeze/axes", UNSQUEEZE, ov_build(_unsqueeze([3, 2], [0, 3])), expect={"y": (1, 3, 2, 1)}),
-    Case("unsqueeze/negative-axis-i32", UNSQUEEZE, ov_build(_unsqueeze([3], [-1], np.int32)), expect={"y": (3, 1)}),
-    Case("unsqueeze/scalar", UNSQUEEZE, ov_build(_unsqueeze([], [0])), expect={"y": (1,)}),
 ]

@@ -1,13 +1,13 @@
 """``ir2onnx selftest``: every built-in case on every provider against the oracles.
 
-Each case (see :mod:`ir2onnx.selftest_cases`) is written as IR, converted, run on each
+Each case (see :mod:`.cases`; the list: :mod:`.catalog`) is written as IR, converted, run on each
 onnxruntime provider and on OpenVINO, and compared with the oracle interpreter (bit for bit for
-data-movement cases); the oracle itself is compared with what the spec says (the ``spec``
-column). The result is the conformance matrix, op x backend (see
-:mod:`ir2onnx.conformance`): ``pass n/n``, ``FAIL k/n``, ``unavailable`` (a provider without its
-hardware: never ``pass``), ``n/a``, with counts of ``unsupported`` (the converter refuses),
-``deviates`` (a known OpenVINO deviation), ``refused`` (OpenVINO cannot load the IR), ``no
-lowering`` / ``no oracle`` (cannot run yet); registered ops without a case say ``no case``.
+data-movement cases); the oracle itself is compared with what the spec says (the ``spec`` column).
+The result is the conformance matrix, op x backend (see :mod:`.matrix`): ``pass n/n``, ``FAIL
+k/n``, ``unavailable`` (a provider without its hardware: never ``pass``), ``n/a``, with counts of
+``unsupported`` (the converter refuses), ``deviates`` (a known OpenVINO deviation), ``refused``
+(OpenVINO cannot load the IR), ``no lowering`` / ``no oracle`` (cannot run yet); registered ops
+without a case say ``no case``.
 """
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .compare import compare
-from .conformance import BAD, NOT_RUN, format_matrix, matrix
-from .errors import Ir2OnnxError
-from .selftest_cases import Case, all_cases
+from ..compare import compare
+from ..errors import Ir2OnnxError
+from .cases import Case
+from .catalog import all_cases
+from .matrix import BAD, NOT_RUN, format_matrix, matrix
 
 COLUMNS = ("spec", "ort:cpu", "ort:cuda", "openvino")
 
@@ -69,9 +70,9 @@ def _check_expect(case: Case, outputs: dict, feeds: dict) -> tuple[str, list[str
 
 
 def _missing(graph) -> tuple[list[str], list[str]]:
-    from . import ops  # noqa: F401  (the op modules fill the lowering table)
-    from .lowering.registry import lowering_for
-    from .oracles.interpreter import missing_oracles
+    from .. import ops  # noqa: F401  (the op modules fill the lowering table)
+    from ..lowering.registry import lowering_for
+    from ..oracles.interpreter import missing_oracles
 
     no_low = sorted({f"{l.type}-{l.version}" for l in graph.order if lowering_for(l.type, l.version) is None})
     return no_low, sorted({f"{l.type}-{l.version}" for l in missing_oracles(graph)})
@@ -79,9 +80,9 @@ def _missing(graph) -> tuple[list[str], list[str]]:
 
 def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None) -> None:
     """The spec calls this model an error: the converter and the oracle must both refuse it."""
-    from .harness import make_feeds
-    from .lowering.convert import convert_graph
-    from .oracles.interpreter import evaluate
+    from ..harness import make_feeds
+    from ..lowering.convert import convert_graph
+    from ..oracles.interpreter import evaluate
 
     try:
         convert_graph(graph, *([] if opset is None else [opset]))
@@ -102,8 +103,8 @@ def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None)
 def run_case(case: Case, columns: list[str], providers: list[str], unavailable: dict[str, str],
              openvino: bool, folder: Path, opset: int | None = None) -> CaseResult:
     """Build, convert, run and compare one case; never raises for a failing case."""
-    from .harness import check, make_feeds
-    from .ir.reader import load_ir
+    from ..harness import check, make_feeds
+    from ..ir.reader import load_ir
 
     start = time.perf_counter()
     cells = {c: "unavailable" if c in unavailable else "n/a" for c in columns}
@@ -183,9 +184,9 @@ def run(providers="all", select: list[str] | None = None, openvino: bool = True,
 
     Returns the matrix columns (spec, each requested provider, openvino) and one result per case.
     """
-    from .harness import resolve_providers
-    from .runtime import PROVIDERS
-    from .testing import openvino_available
+    from ..harness import resolve_providers
+    from ..runtime import PROVIDERS
+    from ..testing import openvino_available
 
     run_p, missing = resolve_providers(providers)
     unavailable = {b.name: b.message for b in missing}
@@ -231,8 +232,8 @@ def cmd_selftest(args) -> int:
     columns, results = run(args.provider, args.select, not args.no_openvino, args.opset)
     if not results:
         raise Ir2OnnxError(f"no case matches {args.select}")
-    from .backends import provider_status
-    from .testing import openvino_available
+    from ..backends import provider_status
+    from ..testing import openvino_available
 
     why = {f"ort:{p}": provider_status(p)[1] for p in ("cpu", "cuda")}
     why["openvino"] = "" if openvino_available() else "openvino is not installed"

@@ -1,19 +1,19 @@
-"""Selftest cases of GatherElements-6, ScatterElementsUpdate-3/-12, ScatterUpdate-3, Reverse-1 and
-Roll-7 (the specs' worked examples where they have them). Data movement is compared bit for bit;
-the sum/prod/mean reductions of ScatterElementsUpdate-12 within tolerances. (min/max need
---opset 18, so the default-opset selftest has no case of them; tests/test_scatter2.py covers them.)"""
+"""Selftest cases of ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-4. Exact cases
+(data movement, integer and boolean results) are compared bit for bit, the others within the
+per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .selftest_cases import Case, const, iota, ov_build, param
+from .cases import Case, const, ov_build, param
 
 
-def _gather_elements(ops):
-    import openvino.opset6 as o6
+def _scatter_nd_update(ops):
+    import openvino.opset4 as o4
 
-    x, i = param(ops, [None, 3]), param(ops, [None, 2], np.int32, "i")
-    return [(o6.gather_elements(x, i, 1), "y")], [x, i]
+    x = param(ops, [8], np.int32)
+    node = o4.scatter_nd_update(x, const(ops, [[4], [3], [1], [7]]), const(ops, [9, 10, 11, 12], np.int32))
+    return [(node, "y")], [x]
 
 
 def _seu3(ops):
@@ -41,33 +41,13 @@ def _scatter_update(ops):
     return [(o3.scatter_update(x, const(ops, [4, 1]), u, const(ops, 2)), "y")], [x, u]
 
 
-def _reverse(mode, axes):
-    def make(ops):
-        from openvino.utils.node_factory import NodeFactory
-
-        x = param(ops, [2, 3, 4], np.float16)
-        dtype = np.bool_ if mode == "mask" else np.int64
-        node = NodeFactory("opset1").create("Reverse", [x.output(0), const(ops, axes, dtype).output(0)], {"mode": mode})
-        return [(node, "y")], [x]
-    return make
-
-
-def _roll(shift, axes, shape=(4, 3)):
-    def make(ops):
-        import openvino.opset7 as o7
-
-        x = param(ops, [None, shape[1]], np.int32)
-        return [(o7.roll(x, const(ops, shift), const(ops, axes)), "y")], [x]
-    return make
-
-
 _SPEC_DATA = {"x": np.array([2, 3, 4, 6], np.float32)}
-_ROLL_X = {"x": iota((4, 3), np.int32)}
+
 
 CASES = [
-    Case("gather_elements/negative-indices-dynamic", ("GatherElements", "opset6"), ov_build(_gather_elements),
-         inputs={"x": iota((2, 3)), "i": np.array([[0, -1], [2, -3]], np.int32)}, shapes={"x": (2, 3), "i": (2, 2)},
-         expect={"y": np.array([[1, 3], [6, 4]], np.float32)}),
+    Case("scatterndupdate/spec-example", ("ScatterNDUpdate", "opset4"), ov_build(_scatter_nd_update),
+         inputs={"x": np.arange(1, 9, dtype=np.int32)}, expect={"y": np.array([1, 11, 3, 10, 9, 6, 7, 12], np.int32)},
+         source="ScatterNDUpdate-3: data [1..8], indices [[4], [3], [1], [7]], updates [9, 10, 11, 12]"),
     Case("scatter_elements_update3/spec-example-3", ("ScatterElementsUpdate", "opset3"), ov_build(_seu3),
          inputs={"x": np.zeros((3, 4), np.int32)},
          expect={"y": np.array([[0, 11, 12, 0], [13, 0, 0, 14], [0, 0, 0, 0]], np.int32)},
@@ -88,12 +68,4 @@ CASES = [
                            "(mean(-7, 0, 0) = -2); the spec rounds down (-3)"),
     Case("scatter_update/kv-cache-axis2", ("ScatterUpdate", "opset3"), ov_build(_scatter_update),
          shapes={"x": (2, 2, 5, 3), "u": (2, 2, 2, 3)}),
-    Case("reverse/index-f16", ("Reverse", "opset1"), ov_build(_reverse("index", [0, -1]))),
-    Case("reverse/mask-f16", ("Reverse", "opset1"), ov_build(_reverse("mask", [False, True, False]))),
-    Case("roll/spec-example-2", ("Roll", "opset7"), ov_build(_roll([-1, 2], [0, 1])), inputs=_ROLL_X,
-         shapes={"x": (4, 3)}, expect={"y": np.array([[5, 6, 4], [8, 9, 7], [11, 12, 10], [2, 3, 1]], np.int32)},
-         source="Roll-7 example 2"),
-    Case("roll/spec-example-3-repeated-axis", ("Roll", "opset7"), ov_build(_roll([1, 2, 1], [0, 1, 0])), inputs=_ROLL_X,
-         shapes={"x": (4, 3)}, expect={"y": np.array([[8, 9, 7], [11, 12, 10], [2, 3, 1], [5, 6, 4]], np.int32)},
-         source="Roll-7 example 3"),
 ]

@@ -1,0 +1,56 @@
+"""Every built-in selftest case: the explicit list of the case modules, one per op family (the same
+names as ir2onnx/ops/ and ir2onnx/oracles/), in the order the cases run."""
+from __future__ import annotations
+
+from . import infrastructure
+from . import conversion
+from . import batch_to_space
+from . import depth_to_space
+from . import reshape
+from . import shape
+from . import indexing
+from . import convolution_backprop_data
+from . import elementwise
+from . import reduction
+from . import convolution
+from . import matmul
+from . import transpose
+from . import slicing
+from . import activations
+from . import unary
+from . import softmax
+from . import pooling
+from . import comparison
+from . import logical
+from . import normalization
+from . import split
+from . import broadcast
+from . import generation
+from . import pad
+from . import attention
+from . import interpolate
+from . import topk
+from . import cumsum
+from . import scatter
+from . import quantization
+from . import trigonometric
+from . import reverse_roll
+from . import recurrent
+from . import non_max_suppression
+from .cases import Case
+
+FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
+            convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
+            slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression)
+
+
+def all_cases() -> list[Case]:
+    """Every built-in case, family by family."""
+    cases = [case for family in FAMILIES for case in family.CASES]
+    names = [c.name for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise RuntimeError(f"selftest cases named twice: {sorted(dup)}")
+    return cases

@@ -1,0 +1,47 @@
+"""Selftest cases of Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign and Round-5 (version 1
+unless -N says otherwise). Exact cases (data movement, integer and boolean results) are compared
+bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
+from __future__ import annotations
+
+import numpy as np
+
+from .cases import Case, one_input, ov_build, unary, uniform
+
+ROUND_TIES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.4999998, -0.4, 1e30, 7.0], np.float32)
+
+
+def _half_away(v):
+    return np.where(np.abs(v - np.trunc(v)) == 0.5, np.trunc(v) + np.sign(v), np.round(v))
+
+
+CASES = [
+    Case("exp/f32", ("Exp", "opset1"), ov_build(one_input(lambda o, x: o.exp(x))), exact=False, inputs=uniform(-5, 5)),
+    Case("sqrt/f32", ("Sqrt", "opset1"), ov_build(one_input(lambda o, x: o.sqrt(x))), exact=False,
+         inputs=uniform(0, 9)),
+    Case("erf/f32", ("Erf", "opset1"), ov_build(unary("erf")), exact=False, inputs=uniform(-3, 3)),
+    Case("log/f32", ("Log", "opset1"), ov_build(unary("log")), exact=False, inputs=uniform(0.01, 20),
+         expect={"y": lambda f: np.log(f["x"])}),
+    Case("floor/f32", ("Floor", "opset1"), ov_build(unary("floor")), inputs=uniform(-5, 5),
+         expect={"y": lambda f: np.floor(f["x"])}),
+    Case("ceiling/f32", ("Ceiling", "opset1"), ov_build(unary("ceiling")), inputs=uniform(-5, 5),
+         expect={"y": lambda f: np.ceil(f["x"])}),
+    Case("negative/i32", ("Negative", "opset1"), ov_build(unary("negative", dtype=np.int32)),
+         expect={"y": lambda f: -f["x"]}),
+    Case("abs/f32", ("Abs", "opset1"), ov_build(unary("abs")), expect={"y": lambda f: np.abs(f["x"])}),
+    Case("sign/f32-zeros-nan", ("Sign", "opset1"), ov_build(unary("sign", shape=(6,))),
+         inputs={"x": np.array([-3.5, -0.0, 0.0, 2.0, np.nan, -np.inf], np.float32)},
+         expect={"y": np.array([-1, 0, 0, 1, np.nan, -1], np.float32)}),
+    Case("sign/i32", ("Sign", "opset1"), ov_build(unary("sign", shape=(2, 3), dtype=np.int32)),
+         expect={"y": lambda f: np.sign(f["x"])}),
+    Case("round/half-to-even-ties", ("Round", "opset5"), ov_build(unary("round", "half_to_even", shape=(10,))),
+         inputs={"x": ROUND_TIES}, expect={"y": lambda f: np.round(f["x"])}),
+    Case("round/half-away-from-zero-ties", ("Round", "opset5"),
+         ov_build(unary("round", "half_away_from_zero", shape=(10,))),
+         inputs={"x": ROUND_TIES}, expect={"y": lambda f: _half_away(f["x"])}),
+    Case("round/half-away-from-zero-edges", ("Round", "opset5"),
+         ov_build(unary("round", "half_away_from_zero", shape=(3,))),
+         inputs={"x": np.array([0.49999997, 8388609, -16777215], np.float32)},
+         expect={"y": np.array([0, 8388609, -16777215], np.float32)},
+         openvino_deviates="OpenVINO's CPU plugin computes sign(x) * floor(|x| + 0.5) in f32: "
+                           "0.49999997 -> 1 and odd integers in [2^23, 2^24) -> one off"),
+]

@@ -1,14 +1,20 @@
-"""Parameter -> Convert -> Result for every element type pair onnxruntime can run, against the
-Convert oracle (values chosen in range of every type: conversion is then exact)."""
+"""Convert-1: Parameter -> Convert -> Result for every element type pair onnxruntime can run,
+against the Convert oracle (values chosen in range of every type: conversion is then exact);
+ConvertLike-1 below."""
 from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import openvino as ov
+import openvino.opset15 as ops
 import pytest
 
+import ir2onnx
+from ir2onnx.api import convert
 from ir2onnx.ir.element_types import TYPES
 from ir2onnx.oracles.conversion import convert_array
-from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
 SOURCES = ["f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2", "i64", "i32", "i16", "i8",
            "u64", "u32", "u16", "u8", "boolean"]
@@ -67,3 +73,43 @@ def test_bf16_const_folded_exactly(tmp_path):
     w.result(y)
     (y,) = run_onnx(w.save(tmp_path / "bf.xml"), [])
     assert_bitexact(y, np.array([1.5, -2.0, 3.0e10], ml_dtypes.bfloat16).astype(np.float32))
+
+
+# -- ConvertLike-1 ---------------------------------------------------------------------------
+# On OpenVINO-written IR against the oracle and OpenVINO: bit-exact.
+def _oracle(xml, feeds):
+    return list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+
+
+def _save_const_model(path, node):
+    ov.save_model(ov.Model([ops.result(node)], [], path.stem), str(path))
+    return path
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.int32), (np.float32, np.float16), (np.int64, np.float32),
+                                     (np.float16, np.float32), (np.int32, np.uint8), (np.float32, np.bool_)])
+def test_convert_like(tmp_path, src, dst):
+    x = ov_parameter((2, None), src, "x")
+    like = ops.constant(np.zeros((3,), dst))
+    xml = ov_save(tmp_path / "cl.xml", ops.convert_like(x, like), [x])
+    rng = np.random.default_rng(0)
+    v = (rng.uniform(0, 100, (2, 5)) * np.where(rng.random((2, 5)) < 0.3, 0, 1)).astype(src)
+    got = run_onnx(xml, {"x": v})[0]
+    assert_bitexact(got, _oracle(xml, {"x": v})[0])
+    assert_bitexact(got, run_openvino(xml, {"x": v})[0])
+    assert got.dtype == np.dtype(dst)
+    assert not convert(xml).graph.initializer  # the like-input's values are not in the model
+
+
+def test_convert_like_runtime_like_and_folding(tmp_path):
+    x = ov_parameter((4,), np.float32, "x")
+    like = ov_parameter((1,), np.int64, "like")
+    xml = ov_save(tmp_path / "cl_rt.xml", ops.convert_like(x, like), [x, like])
+    v = np.array([1.9, -2.7, 0.0, 300.5], np.float32)
+    feeds = {"x": v, "like": np.zeros(1, np.int64)}
+    assert_bitexact(run_onnx(xml, feeds)[0], np.array([1, -2, 0, 300], np.int64))
+    assert_bitexact(run_onnx(xml, feeds)[0], run_openvino(xml, feeds)[0])
+    c = ops.convert_like(ops.constant(np.array([1.5, 2.5], np.float32)), ops.constant(np.zeros(1, np.int32)))
+    path = _save_const_model(tmp_path / "cl_fold.xml", c)
+    assert [n.op_type for n in convert(path).graph.node] == ["Identity"]  # folded like Convert-1
+    assert_bitexact(run_onnx(path, {})[0], np.array([1, 2], np.int32))

@@ -1,22 +1,24 @@
-"""Add, Subtract, Multiply, Divide, Maximum, Minimum, ReduceProd, ReduceSum: float results within
-tolerance of OpenVINO and the oracle, integer results exact (wrapping like OpenVINO)."""
+"""Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod, SquaredDifference, Power: float
+results within tolerance of OpenVINO and the oracle, integer results exact (wrapping like OpenVINO)."""
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import openvino as ov
 import openvino.opset15 as ops
 import pytest
 
 import ir2onnx
+from ir2onnx.api import convert
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.ir.element_types import element_type
 from ir2onnx.lowering.builder import Builder, Value
-from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.ops import elementwise
-from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino, ov_parameter, ov_save
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+from util import small_ints
 
 BINARY = {"Add": ops.add, "Subtract": ops.subtract, "Multiply": ops.multiply, "Divide": ops.divide,
           "Maximum": ops.maximum, "Minimum": ops.minimum}
@@ -39,14 +41,6 @@ def _oracle(xml, feeds):
     return next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
 
 
-def _small_ints(rng, shape, dtype, nonzero=False):
-    low = 0 if np.dtype(dtype).kind == "u" else -9
-    values = rng.integers(low, 10, size=shape)
-    if nonzero:
-        values[values == 0] = 3
-    return values.astype(dtype)
-
-
 @pytest.mark.parametrize("op", list(BINARY))
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-6), (np.float16, 1e-3), (np.float64, 1e-12)])
 def test_float_binary_broadcast(tmp_path, op, dtype, tol):
@@ -67,7 +61,7 @@ def test_integer_binary(tmp_path, op, dtype):
     spec (it saturates unsigned underflow and truncates a floor division at run time)."""
     rng = np.random.default_rng(2)
     xml = _binary_ir(tmp_path, op, [3, 4], [4], dtype)
-    feeds = {"a": _small_ints(rng, (3, 4), dtype), "b": _small_ints(rng, (4,), dtype, nonzero=True)}
+    feeds = {"a": small_ints(rng, (3, 4), dtype), "b": small_ints(rng, (4,), dtype, nonzero=True)}
     assert_bitexact(run_onnx(xml, feeds)[0], _oracle(xml, feeds), "onnxruntime vs oracle")
     safe = {"a": rng.integers(9, 13, (3, 4)).astype(dtype), "b": rng.integers(1, 9, (4,)).astype(dtype)}
     assert_bitexact(run_onnx(xml, safe)[0], run_openvino(xml, safe)[0], "onnxruntime vs OpenVINO")
@@ -199,35 +193,125 @@ def test_min_max_16_bit(tmp_path, op, dtype):
     assert_bitexact(got, run_openvino(xml, feeds)[0])
 
 
-# -- reductions ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("op", ["ReduceProd", "ReduceSum"])
-@pytest.mark.parametrize("axes,keep", [([1], False), ([0, -1], True), ([-2], True), ([0, 1, 2], False)])
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8, np.uint8, np.int64])
-@pytest.mark.parametrize("opset", [17, 18])
-def test_reduce(tmp_path, op, axes, keep, dtype, opset):
-    x = _param([2, 3, 2], dtype, "x")
-    fn = ops.reduce_prod if op == "ReduceProd" else ops.reduce_sum
-    xml = _save(tmp_path, [fn(x, ops.constant(np.array(axes, np.int64)), keep)], [x])
-    data = _small_ints(np.random.default_rng(3), (2, 3, 2), dtype) if dtype != np.float32 else \
-        np.random.default_rng(3).standard_normal((2, 3, 2)).astype(np.float32)
-    got = run_onnx(xml, {"x": data}, opset=opset)[0]
-    want = _oracle(xml, {"x": data})
-    if dtype == np.float32:
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(got, run_openvino(xml, {"x": data})[0], rtol=1e-5, atol=1e-6)
+# -- FloorMod, Mod, SquaredDifference --------------------------------------------------------
+# On OpenVINO-written IR against the oracle and the OpenVINO runtime: integers bit for bit;
+# floats within rtol 1e-5, atol 1e-5 (FloorMod's float formula a - floor(a/b)*b rounds a few times).
+REMAINDER_OPS = {"FloorMod": ops.floor_mod, "Mod": ops.mod, "SquaredDifference": ops.squared_difference}
+REMAINDER_NP = {"FloorMod": np.mod, "Mod": np.fmod, "SquaredDifference": lambda a, b: (a - b) * (a - b)}
+
+
+def _remainder_ir(tmp_path, op, dtype, a_shape=(2, 3, 4), b_shape=(3, 1)):
+    a, b = ov_parameter(list(a_shape), dtype, "a"), ov_parameter(list(b_shape), dtype, "b")
+    return ov_save(tmp_path / "m.xml", REMAINDER_OPS[op](a, b), [a, b])
+
+
+def _remainder_feeds(dtype, a_shape=(2, 3, 4), b_shape=(3, 1)):
+    rng = np.random.default_rng(3)
+    if np.dtype(dtype).kind == "f":
+        a = rng.uniform(-20, 20, a_shape).astype(dtype)
+        b = rng.choice([-3.5, -2, -0.75, 1.25, 3], b_shape).astype(dtype)
     else:
-        assert_bitexact(got, want)
-        if dtype in (np.int32, np.int64) or op == "ReduceSum":
-            assert_bitexact(got, run_openvino(xml, {"x": data})[0])
+        low = 0 if np.dtype(dtype).kind == "u" else -20
+        a = rng.integers(low, 20, a_shape).astype(dtype)
+        b = rng.choice([1, 3, 7] if low == 0 else [-7, -3, -1, 2, 5], b_shape).astype(dtype)
+    return {"a": a, "b": b}
 
 
-def test_reduce_with_empty_axes_is_identity(tmp_path):
-    w = IRWriter("r")
-    x = w.parameter([2, 3], "i32", "x")
-    y = w.layer("ReduceProd", "opset1", [x, w.const(np.zeros(0, np.int64))], {"keep_dims": False},
-                [("i32", [2, 3])], out_names=["y"])[0]
-    w.result(y)
-    xml = w.save(tmp_path / "r.xml")
-    data = np.arange(6, dtype=np.int32).reshape(2, 3)
-    assert_bitexact(run_onnx(xml, {"x": data})[0], data)  # (OpenVINO cannot read an empty Const)
-    assert_bitexact(_oracle(xml, {"x": data}), data)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8, np.uint8])
+@pytest.mark.parametrize("op", ["FloorMod", "Mod"])
+def test_remainders_of_integers(tmp_path, op, dtype):
+    xml = _remainder_ir(tmp_path, op, dtype)
+    f = _remainder_feeds(dtype)
+    got = run_onnx(xml, f)[0]
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), f).values())))
+    assert_bitexact(got, run_openvino(xml, f)[0])
+    assert_bitexact(got, REMAINDER_NP[op](f["a"], f["b"]).astype(dtype))
+
+
+@pytest.mark.parametrize("op", list(REMAINDER_OPS))
+def test_remainders_of_floats(tmp_path, op):
+    xml = _remainder_ir(tmp_path, op, np.float32)
+    f = _remainder_feeds(np.float32)
+    got = run_onnx(xml, f)[0]
+    np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), f).values())), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, run_openvino(xml, f)[0], rtol=1e-5, atol=1e-5)
+    want = REMAINDER_NP[op](f["a"].astype(np.float64), f["b"].astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_remainder_signs():
+    """The worked signs: FloorMod follows the divisor, Mod the dividend."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        f = {"a": np.array([7, -7, 7, -7], np.int32), "b": np.array([3, 3, -3, -3], np.int32)}
+        for op, want in (("FloorMod", [1, 2, -2, -1]), ("Mod", [1, -1, 1, -1])):
+            xml = _remainder_ir(Path(d), op, np.int32, (4,), (4,))
+            assert run_onnx(xml, f)[0].tolist() == want
+
+
+def test_squared_difference_i32(tmp_path):
+    xml = _remainder_ir(tmp_path, "SquaredDifference", np.int32)
+    f = _remainder_feeds(np.int32)
+    got = run_onnx(xml, f)[0]
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), f).values())))
+    assert_bitexact(got, run_openvino(xml, f)[0])
+
+
+def test_remainders_of_constants_fold(tmp_path):
+    x = ov_parameter([3], np.int32, "x")
+    k = ops.floor_mod(ops.constant(np.array([-7, 7, 5], np.int32)), ops.constant(np.array([3, -3, 5], np.int32)))
+    xml = ov_save(tmp_path / "f.xml", ops.add(x, k), [x])
+    assert [n.op_type for n in convert(xml).graph.node] == ["Add", "Identity"]
+    assert run_onnx(xml, {"x": np.zeros(3, np.int32)})[0].tolist() == [2, -2, 0]
+
+
+# -- Power-1 ---------------------------------------------------------------------------------
+POWER_TOLS = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)}
+
+
+def _power_three_ways(xml, feeds):
+    got = run_onnx(xml, feeds)[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    return got, want, run_openvino(xml, feeds)[0]
+
+
+POW = [(np.float32, (2, 3, 4), (4,), (0.1, 3), (-2, 2)), (np.float16, (2, 3), (2, 1), (0.5, 2), (-2, 2)),
+       (np.int32, (3, 4), (1, 4), (-4, 5), (0, 4)), (np.int64, (5,), (), (-3, 4), (0, 5))]
+
+
+@pytest.mark.parametrize("dtype,a_shape,b_shape,base,exp", POW)
+def test_power(tmp_path, dtype, a_shape, b_shape, base, exp):
+    a, b = ov_parameter(a_shape, dtype, "a"), ov_parameter(b_shape, dtype, "b")
+    xml = ov_save(tmp_path / "p.xml", ops.power(a, b), [a, b])
+    rng = np.random.default_rng(1)
+    if np.dtype(dtype).kind == "f":
+        feeds = {"a": rng.uniform(*base, a_shape).astype(dtype), "b": rng.uniform(*exp, b_shape).astype(dtype)}
+    else:
+        feeds = {"a": rng.integers(*base, a_shape).astype(dtype), "b": rng.integers(*exp, b_shape).astype(dtype)}
+    got, want, ov_out = _power_three_ways(xml, feeds)
+    tol = POWER_TOLS.get(dtype, dict(rtol=0, atol=0))
+    np.testing.assert_allclose(got, want, **tol)
+    np.testing.assert_allclose(got, ov_out, **tol)
+
+
+def test_power_square_constant_and_folding(tmp_path):
+    """x ** 2 with a constant exponent (LayerNorm's variance); a constant base folds."""
+    x = ov_parameter([2, 5], np.float32, "x")
+    folded = ops.power(ops.constant(np.array([2.0, 3.0], np.float32)), ops.constant(np.float32(2)))
+    y = ops.add(ops.power(x, ops.constant(np.float32(2))), ops.reduce_sum(folded, ops.constant(np.int64(0))))
+    xml = ov_save(tmp_path / "sq.xml", y, [x])
+    assert [n.op_type for n in convert(xml).graph.node] == ["Pow", "Add", "Identity"]
+    data = np.linspace(-2, 2, 10, dtype=np.float32).reshape(2, 5)
+    got, want, ov_out = _power_three_ways(xml, {"x": data})
+    np.testing.assert_allclose(got, data ** 2 + 13, rtol=1e-6)
+    np.testing.assert_allclose(got, ov_out, rtol=1e-6)
+
+
+def test_power_of_mismatched_types_is_invalid(tmp_path):
+    w = IRWriter()
+    a, b = w.parameter([3], "f32", "a"), w.parameter([3], "f16", "b")
+    w.result(w.layer("Power", "opset1", [a, b], {"auto_broadcast": "numpy"}, [("f32", [3])], name="pw")[0])
+    with pytest.raises(InvalidLayer, match="pw.*different element types"):
+        convert(w.save(tmp_path / "bad.xml"))

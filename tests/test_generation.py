@@ -1,8 +1,10 @@
 """Range-4 on OpenVINO-written IR: run-time and constant start/stop/step, integer and float
-output types, the spec's three worked examples; against the oracle and the OpenVINO runtime."""
+output types, the spec's three worked examples; against the oracle and the OpenVINO runtime.
+Eye-9 below."""
 from __future__ import annotations
 
 import numpy as np
+import openvino as ov
 import openvino.opset15 as ops
 import pytest
 
@@ -95,3 +97,55 @@ def test_zero_step_is_invalid(tmp_path):
     w.result(w.layer("Add", "opset1", [x, r], {"auto_broadcast": "numpy"}, [("i64", [2])])[0])
     with pytest.raises(InvalidLayer, match="rg.*step is zero"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+# -- Eye-9 -----------------------------------------------------------------------------------
+# On OpenVINO-written IR against the oracle and OpenVINO: bit-exact.
+def _oracle(xml, feeds):
+    return list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+
+
+def _save_const_model(path, node):
+    ov.save_model(ov.Model([ops.result(node)], [], path.stem), str(path))
+    return path
+
+
+@pytest.mark.parametrize("rows,cols,diag,batch,otype", [
+    (3, 4, 2, None, "i32"), (3, 4, -1, None, "i32"), (2, 2, 5, [1, 2], "f16"),  # the spec's examples
+    (4, 4, 0, None, "f32"), (3, 5, -7, [2], "i64"), (2, 3, 1, [2, 1], "boolean"), (0, 3, 0, None, "f32")])
+def test_eye_constant_folds(tmp_path, rows, cols, diag, batch, otype):
+    args = [ops.constant(np.int64(rows)), ops.constant(np.array([cols], np.int32)), ops.constant(np.int64(diag)), otype]
+    if batch is not None:
+        args.append(ops.constant(np.array(batch, np.int64)))
+    path = _save_const_model(tmp_path / "eye.xml", ops.eye(*args))
+    got = run_onnx(path, {})[0]
+    want = np.broadcast_to(np.eye(rows, cols, diag), tuple(batch or ()) + (rows, cols))
+    assert_bitexact(got, want.astype(got.dtype))
+    assert_bitexact(got, _oracle(path, {})[0])
+    assert_bitexact(got, run_openvino(path, {})[0])
+    assert [n.op_type for n in convert(path).graph.node] == ["Identity"]
+
+
+@pytest.mark.parametrize("otype", ["f32", "i32", "f16"])
+def test_eye_runtime_sizes(tmp_path, otype):
+    n = ov_parameter((), np.int32, "n")
+    m = ov_parameter((1,), np.int64, "m")
+    k = ov_parameter((), np.int64, "k")
+    b = ov_parameter((2,), np.int32, "b")
+    xml = ov_save(tmp_path / "eye_rt.xml", ops.eye(n, m, k, otype, b), [n, m, k, b])
+    for rows, cols, diag, batch in [(3, 4, 1, [2, 1]), (4, 2, -2, [1, 3]), (2, 2, 9, [1, 1]), (5, 3, -1, [0, 2])]:
+        feeds = {"n": np.array(rows, np.int32), "m": np.array([cols], np.int64), "k": np.array(diag, np.int64),
+                 "b": np.array(batch, np.int32)}
+        got = run_onnx(xml, feeds)[0]
+        assert_bitexact(got, _oracle(xml, feeds)[0], f"{rows},{cols},{diag},{batch}")
+        assert_bitexact(got, run_openvino(xml, feeds)[0])
+
+
+def test_eye_negative_rows_is_invalid(tmp_path):
+    w = IRWriter("eye_bad")
+    r, c, d = w.const(np.int64(-1)), w.const(np.int64(2)), w.const(np.int64(0))
+    y = w.layer("Eye", "opset9", [r, c, d], {"output_type": "f32"}, [("f32", (0, 2))])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "eye_bad.xml")
+    with pytest.raises(InvalidLayer, match="num_rows is negative"):
+        convert(xml)

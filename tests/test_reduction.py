@@ -1,6 +1,9 @@
-"""ReduceMean, ReduceMax, ReduceMin (constant axes, keep_dims) on OpenVINO-written IR, against the
-oracle and the OpenVINO runtime; max/min bit for bit, float means within f32 rtol 1e-5."""
+"""The reductions (constant axes, keep_dims) on OpenVINO-written IR, against the oracle and the
+OpenVINO runtime: ReduceMean, ReduceMax, ReduceMin here (max/min bit for bit, float means within
+f32 rtol 1e-5), ReduceL1/L2 and ReduceProd/ReduceSum below."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import openvino.opset15 as ops
@@ -11,6 +14,8 @@ from ir2onnx.api import convert
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+from util import close_to_reference, small_ints
 
 REDUCE = {"ReduceMean": ops.reduce_mean, "ReduceMax": ops.reduce_max, "ReduceMin": ops.reduce_min}
 
@@ -119,3 +124,91 @@ def test_integer_product_wraps(tmp_path, dtype, shape, axes, keep, opset):
     assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), want, "oracle vs numpy")
     if dtype == np.int32:
         assert_bitexact(run_openvino(xml, {"x": data})[0], want, "OpenVINO vs numpy")
+
+
+# -- ReduceL1-4, ReduceL2-4 ------------------------------------------------------------------
+# Against the oracle, numpy and the OpenVINO runtime: f32 within rtol 1e-5, atol 1e-6; f16 within 2e-3.
+def _norm_data(shape, dtype=np.float32):
+    return np.random.default_rng(8).standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("axes,keep", [([1], False), ([0, -1], True), ([0, 1, 2], False)])
+@pytest.mark.parametrize("op", ["ReduceL1", "ReduceL2"])
+def test_reduce_l1_l2(tmp_path, op, axes, keep, dtype):
+    x = ov_parameter([2, 3, 4], dtype, "x")
+    fn = ops.reduce_l1 if op == "ReduceL1" else ops.reduce_l2
+    xml = ov_save(tmp_path / "m.xml", fn(x, ops.constant(np.array(axes)), keep), [x])
+    data = _norm_data((2, 3, 4), dtype)
+    d = data.astype(np.float64)
+    ax = tuple(a % 3 for a in axes)
+    ref = np.abs(d).sum(ax, keepdims=keep) if op == "ReduceL1" else np.sqrt((d * d).sum(ax, keepdims=keep))
+    close_to_reference(xml, data, dtype, ref.astype(dtype))
+
+
+def test_reduce_l2_axis_out_of_range(tmp_path):
+    w = IRWriter()
+    x = w.parameter([2, 3], "f32", "x")
+    w.result(w.layer("ReduceL2", "opset4", [x, w.const(np.array([2]))], {"keep_dims": False},
+                     [("f32", [2])], name="rl2")[0])
+    with pytest.raises(InvalidLayer, match="rl2.*out of range"):
+        convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("shape,axes", [((2, 3), []), ((), [])])
+@pytest.mark.parametrize("op", ["ReduceL1", "ReduceL2"])
+def test_reduce_l1_l2_over_no_axis_is_abs(tmp_path, op, shape, axes):
+    """Regression (fuzzing): an empty axes list (or a scalar input) reduces every element on its
+    own, so ReduceL1/L2 give |x|; the shared reduction lowering returned x unchanged."""
+    x = ov_parameter(list(shape), np.float32, "x")
+    fn = ops.reduce_l1 if op == "ReduceL1" else ops.reduce_l2
+    xml = ov_save(tmp_path / "m.xml", fn(x, ops.constant(np.array(axes, np.int64)), True), [x])
+    data = _norm_data(shape)
+    close_to_reference(xml, data, np.float32, np.abs(data))
+
+
+# -- ReduceProd-1, ReduceSum-1 ---------------------------------------------------------------
+# Integer products and sums wrap: bit for bit; floats within the tolerances above.
+_param = ov_parameter
+
+
+def _save_model(tmp_path, outputs, params, name="m") -> Path:
+    return ov_save(tmp_path / f"{name}.xml", outputs, params)
+
+
+def _oracle_output(xml, feeds):
+    return next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+
+
+# -- reductions ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("op", ["ReduceProd", "ReduceSum"])
+@pytest.mark.parametrize("axes,keep", [([1], False), ([0, -1], True), ([-2], True), ([0, 1, 2], False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8, np.uint8, np.int64])
+@pytest.mark.parametrize("opset", [17, 18])
+def test_reduce_prod_and_sum(tmp_path, op, axes, keep, dtype, opset):
+    x = _param([2, 3, 2], dtype, "x")
+    fn = ops.reduce_prod if op == "ReduceProd" else ops.reduce_sum
+    xml = _save_model(tmp_path, [fn(x, ops.constant(np.array(axes, np.int64)), keep)], [x])
+    data = small_ints(np.random.default_rng(3), (2, 3, 2), dtype) if dtype != np.float32 else \
+        np.random.default_rng(3).standard_normal((2, 3, 2)).astype(np.float32)
+    got = run_onnx(xml, {"x": data}, opset=opset)[0]
+    want = _oracle_output(xml, {"x": data})
+    if dtype == np.float32:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, run_openvino(xml, {"x": data})[0], rtol=1e-5, atol=1e-6)
+    else:
+        assert_bitexact(got, want)
+        if dtype in (np.int32, np.int64) or op == "ReduceSum":
+            assert_bitexact(got, run_openvino(xml, {"x": data})[0])
+
+
+def test_reduce_prod_sum_with_empty_axes_is_identity(tmp_path):
+    w = IRWriter("r")
+    x = w.parameter([2, 3], "i32", "x")
+    y = w.layer("ReduceProd", "opset1", [x, w.const(np.zeros(0, np.int64))], {"keep_dims": False},
+                [("i32", [2, 3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "r.xml")
+    data = np.arange(6, dtype=np.int32).reshape(2, 3)
+    assert_bitexact(run_onnx(xml, {"x": data})[0], data)  # (OpenVINO cannot read an empty Const)
+    assert_bitexact(_oracle_output(xml, {"x": data}), data)

@@ -1,9 +1,10 @@
 """ShuffleChannels-1 on OpenVINO-written IR: bit for bit against the index-arithmetic oracle and
 the OpenVINO runtime, for any rank and axis (negative too), several element types and dynamic
-dims."""
+dims; Transpose-1 (constant order, empty order = reversed axes) below."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import openvino.opset15 as ops
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -104,3 +105,53 @@ def test_property_matches_oracle(tmp_path_factory, dims, data):
     xml = _ir(path, dims, axis, group, np.int16)
     x = _data(dims, np.int16)
     assert_bitexact(run_onnx(xml, {"x": x})[0], list(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())[0])
+
+
+# -- Transpose-1 -----------------------------------------------------------------------------
+# Data movement: bit for bit against the oracle and OpenVINO.
+_param = ov_parameter
+
+
+def _save_model(tmp_path, out, params):
+    return ov_save(tmp_path / "m.xml", out, params)
+
+
+def _three_ways(xml, feeds):
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    return got[0], want[0], run_openvino(xml, feeds)[0]
+
+
+TRANSPOSE = [((2, 3, 4), [2, 0, 1]), ((2, 3, 4), []), ((5,), [0]), ((2, 1, 3, 2), [3, 1, 0, 2])]
+
+
+@pytest.mark.parametrize("shape,order", TRANSPOSE)
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_])
+def test_transpose_orders_and_types(tmp_path, shape, order, dtype):
+    x = _param(shape, dtype, "x")
+    xml = _save_model(tmp_path, ops.transpose(x, ops.constant(np.array(order, np.int64))), [x])
+    data = (np.arange(np.prod(shape)) % 7 - 3).astype(dtype).reshape(shape)
+    got, want, ov_out = _three_ways(xml, {"x": data})
+    expected = np.transpose(data, order or None)
+    assert_bitexact(got, expected, "onnxruntime")
+    assert_bitexact(want, expected, "oracle")
+    assert_bitexact(ov_out, expected, "OpenVINO")
+
+
+def test_transpose_of_a_constant_is_folded(tmp_path):
+    c = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = _param((3, 2), np.float32, "x")
+    xml = _save_model(tmp_path, ops.add(x, ops.transpose(ops.constant(c), ops.constant(np.array([1, 0])))), [x])
+    model = convert(xml)
+    assert [n.op_type for n in model.graph.node] == ["Add", "Identity"]
+    onnx.checker.check_model(model, full_check=True)
+
+
+@pytest.mark.parametrize("order", [[0, 0, 1], [0, 1], [0, 1, 3]])
+def test_transpose_bad_order(tmp_path, order):
+    w = IRWriter()
+    x = w.parameter([2, 3, 4], "f32", "x")
+    o = w.const(np.array(order, np.int64))
+    w.result(w.layer("Transpose", "opset1", [x, o], None, [("f32", None)])[0])
+    with pytest.raises(InvalidLayer, match="not a permutation"):
+        convert(w.save(tmp_path / "bad.xml"))

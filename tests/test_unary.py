@@ -1,4 +1,4 @@
-"""Erf, Negative, Abs, Log, Floor, Ceiling and Power on OpenVINO-written IR, against the oracle
+"""Erf, Negative, Abs, Log, Floor and Ceiling on OpenVINO-written IR, against the oracle
 and the OpenVINO runtime. Floats: f32 rtol 1e-5 / atol 1e-6, f16 2e-3 (one transcendental
 function); Floor, Ceiling, Negative, Abs and integers: bit for bit."""
 from __future__ import annotations
@@ -78,46 +78,6 @@ def test_integer_unary(tmp_path, name, dtype):
     # OpenVINO's CPU plugin runs integer Floor/Abs/... through f32 (2^31 - 1 comes back as
     # INT_MIN): compare with it on the values f32 holds exactly
     assert_bitexact(got[2:5], run_openvino(xml, {"x": x})[0][2:5])
-
-
-POW = [(np.float32, (2, 3, 4), (4,), (0.1, 3), (-2, 2)), (np.float16, (2, 3), (2, 1), (0.5, 2), (-2, 2)),
-       (np.int32, (3, 4), (1, 4), (-4, 5), (0, 4)), (np.int64, (5,), (), (-3, 4), (0, 5))]
-
-
-@pytest.mark.parametrize("dtype,a_shape,b_shape,base,exp", POW)
-def test_power(tmp_path, dtype, a_shape, b_shape, base, exp):
-    a, b = ov_parameter(a_shape, dtype, "a"), ov_parameter(b_shape, dtype, "b")
-    xml = ov_save(tmp_path / "p.xml", ops.power(a, b), [a, b])
-    rng = np.random.default_rng(1)
-    if np.dtype(dtype).kind == "f":
-        feeds = {"a": rng.uniform(*base, a_shape).astype(dtype), "b": rng.uniform(*exp, b_shape).astype(dtype)}
-    else:
-        feeds = {"a": rng.integers(*base, a_shape).astype(dtype), "b": rng.integers(*exp, b_shape).astype(dtype)}
-    got, want, ov_out = _three(xml, feeds)
-    tol = TOLS.get(dtype, dict(rtol=0, atol=0))
-    np.testing.assert_allclose(got, want, **tol)
-    np.testing.assert_allclose(got, ov_out, **tol)
-
-
-def test_power_square_constant_and_folding(tmp_path):
-    """x ** 2 with a constant exponent (LayerNorm's variance); a constant base folds."""
-    x = ov_parameter([2, 5], np.float32, "x")
-    folded = ops.power(ops.constant(np.array([2.0, 3.0], np.float32)), ops.constant(np.float32(2)))
-    y = ops.add(ops.power(x, ops.constant(np.float32(2))), ops.reduce_sum(folded, ops.constant(np.int64(0))))
-    xml = ov_save(tmp_path / "sq.xml", y, [x])
-    assert [n.op_type for n in convert(xml).graph.node] == ["Pow", "Add", "Identity"]
-    data = np.linspace(-2, 2, 10, dtype=np.float32).reshape(2, 5)
-    got, want, ov_out = _three(xml, {"x": data})
-    np.testing.assert_allclose(got, data ** 2 + 13, rtol=1e-6)
-    np.testing.assert_allclose(got, ov_out, rtol=1e-6)
-
-
-def test_power_of_mismatched_types_is_invalid(tmp_path):
-    w = IRWriter()
-    a, b = w.parameter([3], "f32", "a"), w.parameter([3], "f16", "b")
-    w.result(w.layer("Power", "opset1", [a, b], {"auto_broadcast": "numpy"}, [("f32", [3])], name="pw")[0])
-    with pytest.raises(InvalidLayer, match="pw.*different element types"):
-        convert(w.save(tmp_path / "bad.xml"))
 
 
 def test_erf_f64_is_refused(tmp_path):

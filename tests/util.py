@@ -1,9 +1,12 @@
-"""Small IR models shared by the foundation tests."""
+"""Small IR models and checks shared by several test modules."""
 from __future__ import annotations
+
 
 import numpy as np
 
-from ir2onnx.testing import IRWriter
+import ir2onnx
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
 
 
 def convert_model(path, src="f16", dst="f32", shape=(None, 3), const_shape=(2, 3)):
@@ -29,3 +32,56 @@ def runtime_ops(model) -> list[str]:
         else:
             ops.append(node.op_type)
     return ops
+
+
+# -- float layers: onnxruntime, the oracle, OpenVINO and a reference agree -------------------
+FLOAT_TOLS = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)}
+
+
+def close_to_reference(xml, x, dtype, ref, opsets=(17, 18)):
+    """onnxruntime at each opset agrees with the oracle, OpenVINO and ``ref`` (input ``x``) within
+    :data:`FLOAT_TOLS`; the output has ``x``'s dtype and ``ref``'s shape."""
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values()))
+    ov_out = run_openvino(xml, {"x": x})[0]
+    for opset in opsets:
+        got = run_onnx(xml, {"x": x}, opset=opset)[0]
+        assert got.dtype == dtype and got.shape == ref.shape
+        for other in (want, ov_out, ref):
+            np.testing.assert_allclose(got, other, **FLOAT_TOLS[dtype])
+
+
+# -- data movement: onnxruntime, the oracle, OpenVINO and numpy agree bit for bit ------------
+def _oracle(xml, feeds):
+    return list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
+
+
+def bitexact_everywhere(xml, feeds, expected=None, opset=None, openvino=True):
+    """onnxruntime's first output equals, bit for bit, the oracle's, OpenVINO's (unless
+    ``openvino=False``) and ``expected`` (when given); returns it."""
+    got = run_onnx(xml, feeds, opset=opset)[0]
+    assert_bitexact(got, _oracle(xml, feeds), "oracle")
+    if openvino:
+        assert_bitexact(got, run_openvino(xml, feeds)[0], "openvino")
+    if expected is not None:
+        assert_bitexact(got, expected, "numpy")
+    return got
+
+
+def all_outputs_bitexact(xml, feeds: dict) -> list[np.ndarray]:
+    """Every output of onnxruntime equals OpenVINO's and the oracle's bit for bit; returns them."""
+    got = run_onnx(xml, feeds)
+    ov_out = run_openvino(xml, feeds)
+    oracle_out = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    for g, o, r in zip(got, ov_out, oracle_out):
+        assert_bitexact(g, o, "onnxruntime vs OpenVINO")
+        assert_bitexact(g, r, "onnxruntime vs oracle")
+    return got
+
+
+def small_ints(rng, shape, dtype, nonzero=False):
+    """Integers in [-9, 10) ([0, 10) when unsigned), no zeros when ``nonzero``, as ``dtype``."""
+    low = 0 if np.dtype(dtype).kind == "u" else -9
+    values = rng.integers(low, 10, size=shape)
+    if nonzero:
+        values[values == 0] = 3
+    return values.astype(dtype)

@@ -1,6 +1,6 @@
 """The activations (ReLU, Sigmoid, Tanh, Clamp, Gelu erf/tanh, HSwish, Swish, PReLU, Elu,
-SoftPlus, Mish) and, in the same float sweep, Exp, Sqrt, SoftMax-1/-8 and LogSoftmax-5 on
-OpenVINO-written IR, against the float64 oracle and the OpenVINO runtime.
+SoftPlus, Mish) and, in the same float sweep, Exp, Sqrt and SoftMax-1/-8 (see also
+test_unary.py, test_softmax.py) on OpenVINO-written IR, against the float64 oracle and the OpenVINO runtime.
 
 Tolerances: f32 rtol 1e-5, atol 1e-6 (one transcendental function and a few roundings; OpenVINO's
 CPU plugin uses its own vectorised approximations, hence rtol 1e-5 rather than a few ulp);
@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ops1
-import openvino.opset15 as ops
 import openvino.opset2 as ops2
 import openvino.opset4 as ops4
 import openvino.opset7 as ops7
+import openvino.opset15 as ops
 import pytest
 
 import ir2onnx
@@ -23,17 +23,10 @@ from ir2onnx.errors import InvalidLayer, UnsupportedLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
+from util import close_everywhere, save_one_input
+
 TOLS = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)}
 SHAPE = (2, 3, 4)
-
-
-def _save(tmp_path, make, dtype=np.float32, shape=SHAPE, extra=()):
-    x = ops.parameter(shape, dtype, name="x")
-    x.output(0).get_tensor().set_names({"x"})
-    path = tmp_path / "m.xml"
-    ov.save_model(ov.Model([ops.result(make(x, *extra).output(0))], [x, *extra], "m"), str(path),
-                  compress_to_fp16=False)
-    return path
 
 
 def _all(xml, feeds):
@@ -63,7 +56,7 @@ UNARY = {
 @pytest.mark.parametrize("name", list(UNARY))
 def test_float_activation(tmp_path, name, dtype):
     make, (low, high) = UNARY[name]
-    xml = _save(tmp_path, make, dtype)
+    xml = save_one_input(tmp_path, make, dtype)
     if name == "Gelu-2":
         assert 'type="Gelu" version="opset2"' in xml.read_text()
     x = np.random.default_rng(0).uniform(low, high, SHAPE).astype(dtype)
@@ -81,7 +74,7 @@ def test_float_activation(tmp_path, name, dtype):
 @pytest.mark.parametrize("mode", ["erf", "tanh"])
 def test_gelu_both_forms(tmp_path, mode, opset):
     """Below opset 20 Gelu is composed of Erf / Tanh; from 20 it is the Gelu node."""
-    xml = _save(tmp_path, lambda x: ops7.gelu(x, mode))
+    xml = save_one_input(tmp_path, lambda x: ops7.gelu(x, mode))
     model = convert(xml, opset=opset)
     assert ("Gelu" in [n.op_type for n in model.graph.node]) == (opset >= 20)
     x = np.linspace(-5, 5, 24, dtype=np.float32).reshape(SHAPE)
@@ -92,7 +85,7 @@ def test_gelu_both_forms(tmp_path, mode, opset):
 def test_swish_with_beta(tmp_path):
     beta = ops.parameter([], np.float32, name="beta")
     beta.output(0).get_tensor().set_names({"beta"})
-    xml = _save(tmp_path, lambda x, b: ops4.swish(x, b), extra=(beta,))
+    xml = save_one_input(tmp_path, lambda x, b: ops4.swish(x, b), extra=(beta,))
     feeds = {"x": np.linspace(-4, 4, 24, dtype=np.float32).reshape(SHAPE), "beta": np.array(1.7, np.float32)}
     got, want, ov_out = _all(xml, feeds)
     np.testing.assert_allclose(got, want, **TOLS[np.float32])
@@ -104,7 +97,7 @@ def test_integer_relu_and_clamp(tmp_path, dtype):
     """Integer Clamp takes ceil(min) and floor(max): -1.5 -> -1, 2.5 -> 2 (as OpenVINO does)."""
     x = np.arange(-6, 18).astype(dtype).reshape(SHAPE) if dtype != np.uint8 else np.arange(24, dtype=dtype).reshape(SHAPE)
     for make in (ops.relu, lambda p: ops.clamp(p, -1.5, 2.5)):
-        xml = _save(tmp_path, make, dtype)
+        xml = save_one_input(tmp_path, make, dtype)
         got, want, ov_out = _all(xml, {"x": x})
         assert_bitexact(got, want)
         assert_bitexact(got, ov_out)
@@ -144,33 +137,9 @@ def test_constant_input_is_folded(tmp_path):
     assert_bitexact(run_onnx(path, {"x": data})[0], np.broadcast_to(np.float32([2, 3, 4, 5]), SHAPE).copy())
 
 
-@pytest.mark.parametrize("make", [lambda x: ops.softmax(x, -1), lambda x: ops.log_softmax(x, 2)])
-def test_softmax_over_an_empty_axis(tmp_path, make):
-    """Regression (fuzzing): SoftMax/LogSoftmax over a size-0 axis (a dynamic dim run at 0) made the
-    oracle fail (max of nothing); the same converted model runs at sizes 4 and 0."""
-    xml = _save(tmp_path, make, shape=[2, 3, -1])
-    for n in (4, 0):
-        x = np.random.default_rng(n).standard_normal((2, 3, n)).astype(np.float32)
-        got = run_onnx(xml, {"x": x})[0]
-        want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values()))
-        assert got.shape == want.shape == (2, 3, n)
-        np.testing.assert_allclose(got, want, **TOLS[np.float32])
-
-
-# -- PReLU-1, Elu-1, SoftPlus-4, Mish-4, LogSoftmax-5 ----------------------------------------
-# PReLU, Elu, SoftPlus, Mish, LogSoftmax on OpenVINO-written IR against the float64 oracle and
-# the OpenVINO runtime: f32 rtol 1e-5, atol 1e-6; f16 rtol 2e-3, atol 2e-3 (as test_activations).
-def _check_close(xml, feeds, dtype=np.float32, opsets=(17,), ov_atol=None):
-    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
-    ov_out = run_openvino(xml, feeds)[0]
-    for opset in opsets:
-        got = run_onnx(xml, feeds, opset=opset)[0]
-        assert got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_allclose(got, want, **TOLS[dtype])
-        np.testing.assert_allclose(got, ov_out, **dict(TOLS[dtype], **({"atol": ov_atol} if ov_atol else {})))
-    return want
-
-
+# -- PReLU-1, Elu-1, SoftPlus-4, Mish-4 --------------------------------------------------------
+# On OpenVINO-written IR against the float64 oracle and the OpenVINO runtime: f32 rtol 1e-5,
+# atol 1e-6; f16 rtol 2e-3, atol 2e-3 (as above).
 def _normal_data(shape, dtype=np.float32, scale=4.0):
     return (np.random.default_rng(5).standard_normal(shape) * scale).astype(dtype)
 
@@ -189,7 +158,7 @@ def test_smooth_activation(tmp_path, op, dtype):
     x = ov_parameter([2, 3, 4], dtype, "x")
     xml = ov_save(tmp_path / "m.xml", make(x), [x])
     data = _normal_data((2, 3, 4), dtype)
-    got = _check_close(xml, {"x": data}, dtype, opsets=(17, 18))
+    got = close_everywhere(xml, {"x": data}, dtype, opsets=(17, 18))
     np.testing.assert_allclose(got, ref(data.astype(np.float64)), **TOLS[dtype])
 
 
@@ -197,7 +166,7 @@ def test_softplus_large_inputs(tmp_path):
     x = ov_parameter([6], np.float32, "x")
     xml = ov_save(tmp_path / "m.xml", ops.softplus(x), [x])
     data = np.array([-100, -20, 0, 15, 30, 80], np.float32)
-    got = _check_close(xml, {"x": data}, ov_atol=5e-6)  # OpenVINO's CPU softplus(-20) is -1.9e-6
+    got = close_everywhere(xml, {"x": data}, ov_atol=5e-6)  # OpenVINO's CPU softplus(-20) is -1.9e-6
     assert np.isfinite(got).all() and got[-1] == np.float32(80)
 
 
@@ -212,7 +181,7 @@ def test_prelu(tmp_path, shape, slope):
     s = np.array(slope, np.float32)
     xml = ov_save(tmp_path / "m.xml", ops.prelu(x, ops.constant(s)), [x])
     data = _normal_data(shape)
-    got = _check_close(xml, {"x": data})
+    got = close_everywhere(xml, {"x": data})
     k = s.reshape(-1, *([1] * (len(shape) - 2))) if s.ndim == 1 and s.size == shape[1] else s
     np.testing.assert_allclose(got, np.where(data < 0, data * k, data), rtol=1e-6)
 
@@ -220,26 +189,7 @@ def test_prelu(tmp_path, shape, slope):
 def test_prelu_runtime_slope(tmp_path):
     x, s = ov_parameter([1, 3, 2, 2], np.float32, "x"), ov_parameter([3], np.float32, "s")
     xml = ov_save(tmp_path / "m.xml", ops.prelu(x, s), [x, s])
-    _check_close(xml, {"x": _normal_data((1, 3, 2, 2)), "s": np.array([0.1, 0.2, 0.3], np.float32)})
-
-
-@pytest.mark.parametrize("axis", [0, 1, -1])
-def test_log_softmax(tmp_path, axis):
-    x = ov_parameter([2, 3, 4], np.float32, "x")
-    xml = ov_save(tmp_path / "m.xml", ops.log_softmax(x, axis), [x])
-    data = _normal_data((2, 3, 4))
-    got = _check_close(xml, {"x": data})
-    d = data.astype(np.float64)
-    ref = d - d.max(axis, keepdims=True) - np.log(np.exp(d - d.max(axis, keepdims=True)).sum(axis, keepdims=True))
-    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-
-
-def test_log_softmax_bad_axis(tmp_path):
-    w = IRWriter()
-    x = w.parameter([2, 3], "f32", "x")
-    w.result(w.layer("LogSoftmax", "opset5", [x], {"axis": 2}, [("f32", [2, 3])], name="lsm")[0])
-    with pytest.raises(InvalidLayer, match="lsm.*out of range"):
-        convert(w.save(tmp_path / "bad.xml"))
+    close_everywhere(xml, {"x": _normal_data((1, 3, 2, 2)), "s": np.array([0.1, 0.2, 0.3], np.float32)})
 
 
 def test_prelu_and_smooth_constants_fold(tmp_path):

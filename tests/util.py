@@ -1,8 +1,9 @@
 """Small IR models and checks shared by several test modules."""
 from __future__ import annotations
 
-
 import numpy as np
+import openvino as ov
+import openvino.opset15 as ops
 
 import ir2onnx
 from ir2onnx.oracles.interpreter import evaluate
@@ -85,3 +86,28 @@ def small_ints(rng, shape, dtype, nonzero=False):
     if nonzero:
         values[values == 0] = 3
     return values.astype(dtype)
+
+
+# -- float layers: onnxruntime, the oracle and OpenVINO agree within tolerance ---------------
+def save_one_input(tmp_path, make, dtype=np.float32, shape=(2, 3, 4), extra=()):
+    """``make(x, *extra)`` of one input ``x`` (and the parameters ``extra``), saved by OpenVINO as
+    ``tmp_path/m.xml`` (uncompressed)."""
+    x = ops.parameter(shape, dtype, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ops.result(make(x, *extra).output(0))], [x, *extra], "m"), str(path),
+                  compress_to_fp16=False)
+    return path
+
+
+def close_everywhere(xml, feeds, dtype=np.float32, opsets=(17,), ov_atol=None):
+    """onnxruntime at each opset agrees with the oracle and OpenVINO (``ov_atol``: a wider atol
+    for OpenVINO) within :data:`FLOAT_TOLS`; returns the oracle's output."""
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    ov_out = run_openvino(xml, feeds)[0]
+    for opset in opsets:
+        got = run_onnx(xml, feeds, opset=opset)[0]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **FLOAT_TOLS[dtype])
+        np.testing.assert_allclose(got, ov_out, **dict(FLOAT_TOLS[dtype], **({"atol": ov_atol} if ov_atol else {})))
+    return want

@@ -2,7 +2,6 @@
 against the oracle, numpy and the OpenVINO runtime, bit for bit (data movement)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import openvino.opset1 as ops1
@@ -17,7 +16,7 @@ import ir2onnx
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
-from util import all_outputs_bitexact, bitexact_everywhere
+from util import all_outputs_bitexact, bitexact_everywhere, const, iota, node_types, random_data, save_model
 
 RNG = np.random.default_rng(5)
 DTYPES = [np.int8, np.uint8, np.float16, np.float32, np.int64]
@@ -27,18 +26,12 @@ def _oracle(xml, feeds):
     return list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
 
 
-def _data(shape, dtype):
-    if np.dtype(dtype).kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    return RNG.integers(0, 100, shape).astype(dtype)
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("itype", [np.int32, np.int64])
 def test_gather_elements_types_negative(tmp_path, dtype, itype):
     x, i = ov_parameter([3, 4], dtype, "x"), ov_parameter([3, 2], itype, "i")
     xml = ov_save(tmp_path / "m.xml", o6.gather_elements(x, i, -1), [x, i])
-    data, idx = _data((3, 4), dtype), np.array([[0, -1], [3, -4], [-2, 1]], itype)
+    data, idx = random_data(RNG, (3, 4), dtype), np.array([[0, -1], [3, -4], [-2, 1]], itype)
     bitexact_everywhere(xml, {"x": data, "i": idx}, np.take_along_axis(data, idx.astype(np.int64) % 4, 1))
 
 
@@ -121,23 +114,6 @@ def test_nonzero_scalar_and_dynamic(tmp_path):
 _param = ov_parameter
 
 
-def _save_model(tmp_path, outputs, params, name="m") -> Path:
-    return ov_save(tmp_path / f"{name}.xml", outputs, params)
-
-
-def _const(values, dtype=np.int64):
-    return ops.constant(np.asarray(values, dtype))
-
-
-def _iota(shape, dtype=np.float32):
-    return np.asarray(np.arange(int(np.prod(shape))).reshape(shape) + 1).astype(dtype)
-
-
-def _node_types(model) -> list[str]:
-    return [n.op_type for n in model.graph.node]
-
-
-# -- Gather ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("module,negative", [(ops1, False), (ops7, False), (ops, True)])
 @pytest.mark.parametrize("axis,indices", [(0, [[2, -1], [0, 5]]), (1, [3, -4, -5, 4, 0]), (-1, 1), (-2, [-3])])
 def test_gather_runtime_indices(tmp_path, module, negative, axis, indices):
@@ -145,8 +121,8 @@ def test_gather_runtime_indices(tmp_path, module, negative, axis, indices):
     x = _param([3, 4], np.float32)
     idx = np.asarray(indices, np.int32)
     i = _param(list(idx.shape), np.int32, "i")
-    xml = _save_model(tmp_path, [module.gather(x, i, _const(axis))], [x, i])
-    got = all_outputs_bitexact(xml, {"x": _iota((3, 4)), "i": idx})[0]
+    xml = save_model(tmp_path, [module.gather(x, i, const(axis))], [x, i])
+    got = all_outputs_bitexact(xml, {"x": iota((3, 4)), "i": idx})[0]
     if negative and axis == 1:
         assert got[0].tolist() == [4.0, 1.0, 0.0, 0.0, 1.0]
 
@@ -154,17 +130,17 @@ def test_gather_runtime_indices(tmp_path, module, negative, axis, indices):
 @pytest.mark.parametrize("dtype", [np.float16, np.int8, np.int64, np.uint16, np.bool_])
 def test_gather_constant_indices(tmp_path, dtype):
     x = _param([2, 3, 4], dtype)
-    xml = _save_model(tmp_path, [ops.gather(x, _const([[1, -1], [0, 2]]), _const(1))], [x])
-    data = _iota((2, 3, 4)) % 3 == 1 if dtype == np.bool_ else _iota((2, 3, 4), dtype)
+    xml = save_model(tmp_path, [ops.gather(x, const([[1, -1], [0, 2]]), const(1))], [x])
+    data = iota((2, 3, 4)) % 3 == 1 if dtype == np.bool_ else iota((2, 3, 4), dtype)
     all_outputs_bitexact(xml, {"x": data})
-    assert _node_types(ir2onnx.convert(xml)) == ["Gather", "Identity"]  # in range: no mask
+    assert node_types(ir2onnx.convert(xml)) == ["Gather", "Identity"]  # in range: no mask
 
 
 def test_gather_dynamic_axis_size(tmp_path):
     x = _param([None, 2])
-    xml = _save_model(tmp_path, [ops.gather(x, _const([-1, 0, 3]), _const(0))], [x])
+    xml = save_model(tmp_path, [ops.gather(x, const([-1, 0, 3]), const(0))], [x])
     for n in (1, 3, 5):
-        all_outputs_bitexact(xml, {"x": _iota((n, 2))})
+        all_outputs_bitexact(xml, {"x": iota((n, 2))})
 
 
 @pytest.mark.parametrize("module", [ops7, ops])
@@ -173,9 +149,9 @@ def test_gather_dynamic_axis_size(tmp_path):
 def test_gather_batch_dims(tmp_path, module, batch_dims, axis, idx_shape):
     x = _param([2, 3, 4], np.float32)
     i = _param(idx_shape, np.int64, "i")
-    xml = _save_model(tmp_path, [module.gather(x, i, _const(axis), batch_dims)], [x, i])
+    xml = save_model(tmp_path, [module.gather(x, i, const(axis), batch_dims)], [x, i])
     idx = np.random.default_rng(len(idx_shape)).integers(-5, 6, idx_shape)
-    all_outputs_bitexact(xml, {"x": _iota((2, 3, 4)), "i": idx})
+    all_outputs_bitexact(xml, {"x": iota((2, 3, 4)), "i": idx})
 
 
 @pytest.mark.parametrize("axis,negative", [(0, False), (1, True)])

@@ -16,20 +16,12 @@ from ir2onnx.errors import InvalidLayer, UnsupportedLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
+from util import first_outputs, save_model
+
 TOL = dict(rtol=1e-5, atol=1e-5)
 
 
 _param = ov_parameter
-
-
-def _save(tmp_path, out, params):
-    return ov_save(tmp_path / "m.xml", out, params)
-
-
-def _all(xml, feeds):
-    got = run_onnx(xml, feeds)
-    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
-    return got[0], want[0], run_openvino(xml, feeds)[0]
 
 
 MATMUL = [  # a shape, b shape, transpose_a, transpose_b
@@ -49,9 +41,9 @@ MATMUL = [  # a shape, b shape, transpose_a, transpose_b
 def test_matmul_float(tmp_path, a_shape, b_shape, ta, tb):
     rng = np.random.default_rng(0)
     a, b = _param(a_shape, np.float32, "a"), _param(b_shape, np.float32, "b")
-    xml = _save(tmp_path, ops.matmul(a, b, ta, tb), [a, b])
+    xml = save_model(tmp_path, ops.matmul(a, b, ta, tb), [a, b])
     feeds = {"a": rng.standard_normal(a_shape).astype(np.float32), "b": rng.standard_normal(b_shape).astype(np.float32)}
-    got, want, ov_out = _all(xml, feeds)
+    got, want, ov_out = first_outputs(xml, feeds)
     assert got.shape == want.shape == ov_out.shape
     np.testing.assert_allclose(got, want, **TOL)
     np.testing.assert_allclose(got, ov_out, **TOL)
@@ -61,9 +53,9 @@ def test_matmul_float(tmp_path, a_shape, b_shape, ta, tb):
 def test_matmul_integer(tmp_path, dtype):
     rng = np.random.default_rng(1)
     a, b = _param((2, 4), dtype, "a"), _param((3, 4), dtype, "b")
-    xml = _save(tmp_path, ops.matmul(a, b, False, True), [a, b])
+    xml = save_model(tmp_path, ops.matmul(a, b, False, True), [a, b])
     feeds = {"a": rng.integers(-50, 50, (2, 4)).astype(dtype), "b": rng.integers(-50, 50, (3, 4)).astype(dtype)}
-    got, want, ov_out = _all(xml, feeds)
+    got, want, ov_out = first_outputs(xml, feeds)
     assert_bitexact(got, want)
     assert_bitexact(got, ov_out)
 
@@ -72,10 +64,10 @@ def test_matmul_constant_weights_dynamic_batch(tmp_path):
     """A Linear layer: x[?, 5] @ W[3, 5]^T (the constant's transpose is folded)."""
     w = np.random.default_rng(2).standard_normal((3, 5)).astype(np.float32)
     x = _param((None, 5), np.float32, "x")
-    xml = _save(tmp_path, ops.matmul(x, ops.constant(w), False, True), [x])
+    xml = save_model(tmp_path, ops.matmul(x, ops.constant(w), False, True), [x])
     assert not [n for n in convert(xml).graph.node if n.op_type == "Transpose"]
     feeds = {"x": np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)}
-    got, want, ov_out = _all(xml, feeds)
+    got, want, ov_out = first_outputs(xml, feeds)
     np.testing.assert_allclose(got, want, **TOL)
     np.testing.assert_allclose(got, ov_out, **TOL)
 
@@ -98,11 +90,11 @@ def test_transposed_a_times_vector(tmp_path, a_shape, b_const):
     a = _param(a_shape, np.float32, "a")
     bv = rng.standard_normal(k).astype(np.float32)
     b = ops.constant(bv) if b_const else _param([k], np.float32, "b")
-    xml = _save(tmp_path, ops.matmul(a, b, True, False), [a] + ([] if b_const else [b]))
+    xml = save_model(tmp_path, ops.matmul(a, b, True, False), [a] + ([] if b_const else [b]))
     av = rng.standard_normal(a_shape).astype(np.float32)
     feeds = {"a": av} if b_const else {"a": av, "b": bv}
     ref = np.matmul(np.swapaxes(av, -1, -2), bv)
-    for got in _all(xml, feeds):
+    for got in first_outputs(xml, feeds):
         assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, **TOL)
 

@@ -15,7 +15,7 @@ from ir2onnx.errors import InvalidLayer, UnsupportedLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
-from util import bitexact_everywhere
+from util import bitexact_everywhere, random_data
 
 
 def test_scatter_nd_update_spec_example(tmp_path):
@@ -67,12 +67,6 @@ def _oracle(xml, feeds):
     return list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
 
 
-def _data(shape, dtype):
-    if np.dtype(dtype).kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    return RNG.integers(0, 100, shape).astype(dtype)
-
-
 def test_scatter_elements_update3_spec_example(tmp_path):
     x = ov_parameter([3, 4], np.int32, "x")
     node = o3.scatter_elements_update(x, ops.constant(np.array([[1, 2], [0, 3]], np.int64)),
@@ -87,7 +81,7 @@ def test_scatter_elements_none_runtime_indices_dynamic(tmp_path, dtype):
     x, i, u = ov_parameter([None, 4], dtype, "x"), ov_parameter([None, 2], np.int32, "i"), ov_parameter([None, 2], dtype, "u")
     xml = ov_save(tmp_path / "m.xml", ops.scatter_elements_update(x, i, u, ops.constant(np.int32(-1))), [x, i, u])
     for n in (1, 3):
-        data, upd = _data((n, 4), dtype), _data((n, 2), dtype)
+        data, upd = random_data(RNG, (n, 4), dtype), random_data(RNG, (n, 2), dtype)
         idx = np.array([RNG.permutation(4)[:2] - 4 * (r % 2) for r in range(n)], np.int32)  # distinct, some negative
         want = data.copy()
         np.put_along_axis(want, idx.astype(np.int64) % 4, upd, 1)
@@ -138,7 +132,7 @@ def test_scatter_elements_f16_sum_runs_in_f32(tmp_path):
     x, u = ov_parameter([5], np.float16, "x"), ov_parameter([4], np.float16, "u")
     node = ops.scatter_elements_update(x, ops.constant(np.array([0, 0, 4, 4])), u, ops.constant(0), "sum")
     xml = ov_save(tmp_path / "m.xml", node, [x, u])
-    data, upd = _data(5, np.float16), _data(4, np.float16)
+    data, upd = random_data(RNG, 5, np.float16), random_data(RNG, 4, np.float16)
     got = run_onnx(xml, {"x": data, "u": upd})[0]
     assert got.dtype == np.float16
     np.testing.assert_allclose(got, run_openvino(xml, {"x": data, "u": upd})[0], rtol=2e-3, atol=2e-3)
@@ -150,7 +144,7 @@ def test_scatter_elements_mean_float(tmp_path, init):
     x, u = ov_parameter([3, 4], np.float32, "x"), ov_parameter([2, 4], np.float32, "u")
     node = ops.scatter_elements_update(x, ops.constant(np.array([[0, 0, 2, 1], [0, 2, 2, 1]])), u, ops.constant(0), "mean", init)
     xml = ov_save(tmp_path / "m.xml", node, [x, u])
-    feeds = {"x": _data((3, 4), np.float32), "u": _data((2, 4), np.float32)}
+    feeds = {"x": random_data(RNG, (3, 4), np.float32), "u": random_data(RNG, (2, 4), np.float32)}
     got = run_onnx(xml, feeds)[0]
     np.testing.assert_allclose(got, _oracle(xml, feeds), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-6, atol=1e-6)
@@ -204,7 +198,7 @@ def test_scatter_update_kv_cache(tmp_path, dtype):
     i = ov_parameter([2], np.int64, "i")
     xml = ov_save(tmp_path / "m.xml", o3.scatter_update(x, i, u, ops.constant(np.int64(-2))), [x, i, u])
     for b in (1, 3):
-        data, upd = _data((b, 2, 5, 3), dtype), _data((b, 2, 2, 3), dtype)
+        data, upd = random_data(RNG, (b, 2, 5, 3), dtype), random_data(RNG, (b, 2, 2, 3), dtype)
         idx = np.array([4, 1], np.int64)
         want = data.copy()
         want[:, :, idx] = upd
@@ -219,7 +213,7 @@ def test_scatter_update_index_ranks(tmp_path, idx):
     ushape = idx.shape + (3,)
     u = ov_parameter(list(ushape), np.float32, "u")
     xml = ov_save(tmp_path / "m.xml", o3.scatter_update(x, ops.constant(idx), u, ops.constant(np.int64(0))), [x, u])
-    data, upd = _data((4, 3), np.float32), _data(ushape, np.float32)
+    data, upd = random_data(RNG, (4, 3), np.float32), random_data(RNG, ushape, np.float32)
     want = data.copy()
     for pos in np.ndindex(idx.shape):
         want[idx[pos]] = upd[pos]

@@ -15,6 +15,8 @@ from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
+from util import first_outputs, save_model
+
 
 def _ir(path, shape, axis, group, dtype=np.float32):
     p = ov_parameter(shape, dtype, "x")
@@ -112,16 +114,6 @@ def test_property_matches_oracle(tmp_path_factory, dims, data):
 _param = ov_parameter
 
 
-def _save_model(tmp_path, out, params):
-    return ov_save(tmp_path / "m.xml", out, params)
-
-
-def _three_ways(xml, feeds):
-    got = run_onnx(xml, feeds)
-    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
-    return got[0], want[0], run_openvino(xml, feeds)[0]
-
-
 TRANSPOSE = [((2, 3, 4), [2, 0, 1]), ((2, 3, 4), []), ((5,), [0]), ((2, 1, 3, 2), [3, 1, 0, 2])]
 
 
@@ -129,9 +121,9 @@ TRANSPOSE = [((2, 3, 4), [2, 0, 1]), ((2, 3, 4), []), ((5,), [0]), ((2, 1, 3, 2)
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, np.bool_])
 def test_transpose_orders_and_types(tmp_path, shape, order, dtype):
     x = _param(shape, dtype, "x")
-    xml = _save_model(tmp_path, ops.transpose(x, ops.constant(np.array(order, np.int64))), [x])
+    xml = save_model(tmp_path, ops.transpose(x, ops.constant(np.array(order, np.int64))), [x])
     data = (np.arange(np.prod(shape)) % 7 - 3).astype(dtype).reshape(shape)
-    got, want, ov_out = _three_ways(xml, {"x": data})
+    got, want, ov_out = first_outputs(xml, {"x": data})
     expected = np.transpose(data, order or None)
     assert_bitexact(got, expected, "onnxruntime")
     assert_bitexact(want, expected, "oracle")
@@ -141,7 +133,7 @@ def test_transpose_orders_and_types(tmp_path, shape, order, dtype):
 def test_transpose_of_a_constant_is_folded(tmp_path):
     c = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = _param((3, 2), np.float32, "x")
-    xml = _save_model(tmp_path, ops.add(x, ops.transpose(ops.constant(c), ops.constant(np.array([1, 0])))), [x])
+    xml = save_model(tmp_path, ops.add(x, ops.transpose(ops.constant(c), ops.constant(np.array([1, 0])))), [x])
     model = convert(xml)
     assert [n.op_type for n in model.graph.node] == ["Add", "Identity"]
     onnx.checker.check_model(model, full_check=True)

@@ -1,13 +1,15 @@
 """Small IR models and checks shared by several test modules."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import openvino as ov
 import openvino.opset15 as ops
 
 import ir2onnx
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_save, run_onnx, run_openvino
 
 
 def convert_model(path, src="f16", dst="f32", shape=(None, 3), const_shape=(2, 3)):
@@ -111,3 +113,38 @@ def close_everywhere(xml, feeds, dtype=np.float32, opsets=(17,), ov_atol=None):
         np.testing.assert_allclose(got, want, **FLOAT_TOLS[dtype])
         np.testing.assert_allclose(got, ov_out, **dict(FLOAT_TOLS[dtype], **({"atol": ov_atol} if ov_atol else {})))
     return want
+
+
+# -- small models and data ---------------------------------------------------------------------
+def save_model(tmp_path, outputs, params, name="m") -> Path:
+    """``outputs`` of the OpenVINO ``params``, saved by OpenVINO as ``tmp_path/<name>.xml``."""
+    return ov_save(tmp_path / f"{name}.xml", outputs, params)
+
+
+def const(values, dtype=np.int64):
+    """An OpenVINO Constant of ``values``."""
+    return ops.constant(np.asarray(values, dtype))
+
+
+def iota(shape, dtype=np.float32):
+    """1, 2, 3 ... in ``shape`` (every element different: a moved element is seen)."""
+    return np.asarray(np.arange(int(np.prod(shape))).reshape(shape) + 1).astype(dtype)
+
+
+def node_types(model) -> list[str]:
+    """The op types of an ONNX model's nodes, in order."""
+    return [n.op_type for n in model.graph.node]
+
+
+def random_data(rng, shape, dtype):
+    """Normal floats, or integers in [0, 100), as ``dtype``."""
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
+def first_outputs(xml, feeds):
+    """The first output of onnxruntime, of the oracle and of OpenVINO."""
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    return got[0], want[0], run_openvino(xml, feeds)[0]

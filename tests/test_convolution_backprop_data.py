@@ -6,11 +6,10 @@ Tolerance: onnxruntime and OpenVINO accumulate in float32, the oracle in float64
 summation of n terms errs by at most ~n*eps*sum|terms|, so every element must lie within
 (n + 2) * 2^-23 * (|x| * |w| oracle) of the oracle, n = C_IN/GROUPS * prod(K) (a bound, not a guess).
 
-With output_shape, ir2onnx and the oracle follow the spec text (the crop at the start is
-total // 2 for every auto_pad but same_upper). OpenVINO 2026.4's CPU plugin was measured to crop
-the pads_begin attribute for explicit and nothing for valid (test_openvino_deviates_with_output_shape,
-README "Where OpenVINO's runtime differs from the spec"): where its begin differs from the spec's, OpenVINO is compared with that crop
-(:func:`openvino_layer`), never with the spec's, and never skipped.
+With output_shape, ir2onnx and the oracle crop what OpenVINO's runtime crops and its ONNX frontend
+relies on: the pads_begin attribute for explicit, nothing for valid, the spec's split of the total
+for same_upper/same_lower (test_output_shape_crop; the ONNX round trips in
+test_convolution_backprop_roundtrip.py check it against the original ONNX model).
 """
 from __future__ import annotations
 
@@ -43,46 +42,12 @@ def _samples():
     return mod
 
 
-def crop_begins(layer, x_shape, w_shape, out_shape):
-    """(spec, OpenVINO): the crop at the start of each axis when output_shape is given. Spec text:
-    ``total = max(natural + output_padding - O, 0)``, ``total // 2`` (same_upper: ``total - total // 2``).
-    OpenVINO 2026.4 CPU (measured): explicit crops the pads_begin attribute, valid crops nothing."""
-    rank = len(x_shape) - 2
-    kernel = w_shape[len(w_shape) - rank:]
-    a = layer.attrs
-    natural = [s * (x - 1) + (k - 1) * d + 1 for s, x, k, d in zip(a["strides"], x_shape[2:], kernel, a["dilations"])]
-    out_pad = list(a.get("output_padding") or [0] * rank)
-    totals = [max(n + p - int(o), 0) for n, p, o in zip(natural, out_pad, np.asarray(out_shape).reshape(-1))]
-    spec = [t - t // 2 if a["auto_pad"] == "same_upper" else t // 2 for t in totals]
-    ov = {"explicit": list(a["pads_begin"]), "valid": [0] * rank}.get(a["auto_pad"], spec)
-    return spec, ov, natural
-
-
-def openvino_layer(layer, x_shape, w_shape, out_shape):
-    """``(layer, out_shape, deviates)`` for the oracle to compute what OpenVINO 2026.4 computes:
-    the layer itself where OpenVINO's begin equals the spec's; else an explicit-pads twin without
-    output_shape that crops the natural output (zeros past its end) at OpenVINO's begin."""
-    if out_shape is None:
-        return layer, None, False
-    spec, ov, natural = crop_begins(layer, x_shape, w_shape, out_shape)
-    if spec == ov:
-        return layer, out_shape, False
-    sizes = [int(o) for o in np.asarray(out_shape).reshape(-1)]
-    extra = [max(b + o - n, 0) for b, o, n in zip(ov, sizes, natural)]
-    ends = [n + e - b - o for n, e, b, o in zip(natural, extra, ov, sizes)]
-    attrs = {**layer.attrs, "auto_pad": "explicit", "pads_begin": ov, "pads_end": ends, "output_padding": extra}
-    return dataclasses.replace(layer, attrs=attrs), None, True
-
-
-def oracle_with_bound(xml, x, w, out_shape=None, as_openvino=False):
-    """The oracle's output and the per-element error bound for float32 accumulation
-    (``as_openvino``: of what OpenVINO computes, see :func:`openvino_layer`)."""
+def oracle_with_bound(xml, x, w, out_shape=None):
+    """The oracle's output and the per-element error bound for float32 accumulation."""
     graph = load_ir(xml)
     layer = next(l for l in graph.order if l.type.endswith("ConvolutionBackpropData"))
     if out_shape is None and len(layer.sources) == 3:
         out_shape = graph.producer(layer, 2)[0].const.array()  # a Const output_shape
-    if as_openvino:
-        layer, out_shape, _ = openvino_layer(layer, x.shape, w.shape, out_shape)
     fn = oracle_for(layer.type, layer.version)
     extra = [] if out_shape is None else [np.asarray(out_shape, np.int64)]
     ref = fn(layer, [x, w] + extra)[0]
@@ -116,14 +81,12 @@ def build(tmp_path, data_shape, w, strides, pads_begin, pads_end, dilations, aut
 
 
 def check_all(xml, x, w, out_shape=None, feeds=None):
-    """onnxruntime within the bound of the oracle; OpenVINO too, or within the bound of its
-    measured crop where it deviates from the spec (explicit/valid with output_shape)."""
+    """onnxruntime and OpenVINO, each within the bound of the oracle."""
     feeds = feeds or [x]
     got = run_onnx(xml, feeds)[0]
     ref, bound = oracle_with_bound(xml, x, w, out_shape)
     assert_close(got, ref, bound, "onnxruntime vs oracle")
-    ov_ref, ov_bound = oracle_with_bound(xml, x, w, out_shape, as_openvino=True)
-    assert_close(run_openvino(xml, feeds)[0], ov_ref, ov_bound, "OpenVINO vs oracle (OpenVINO's crop)")
+    assert_close(run_openvino(xml, feeds)[0], ref, bound, "OpenVINO vs oracle")
     return got
 
 
@@ -185,24 +148,24 @@ def test_spec_small_examples(tmp_path):
         np.testing.assert_array_equal(run_onnx(xml, [x])[0].reshape(-1), np.append(natural, 0))
 
 
-@pytest.mark.parametrize("auto_pad,openvino_begin", [("explicit", 2), ("valid", 0)])
-def test_openvino_deviates_with_output_shape(tmp_path, auto_pad, openvino_begin):
-    """The documented deviation (README "Where OpenVINO's runtime differs from the spec"). x=[1,2,3], w=[1,10,100], stride 1: natural
-    output F=[1,12,123,230,300]; output_shape 3 -> total 2. Spec text: crop total//2 = 1 at the
-    start, pads_begin/pads_end ignored -> [12,123,230] (ir2onnx and the oracle). OpenVINO 2026.4's
-    CPU plugin (measured) crops the pads_begin attribute (2) for explicit and nothing for valid.
-    If this fails on OpenVINO's side, OpenVINO changed: revisit the deviation note and the helpers."""
+@pytest.mark.parametrize("auto_pad,begin", [("explicit", 2), ("valid", 0), ("same_lower", 1),
+                                            ("same_upper", 1)])
+def test_output_shape_crop(tmp_path, auto_pad, begin):
+    """x=[1,2,3], w=[1,10,100], stride 1, pads_begin 2: natural output F=[1,12,123,230,300];
+    output_shape 3 -> total 2. OpenVINO's runtime crops the pads_begin attribute (2) for explicit,
+    nothing for valid, total//2 (same_lower) or total - total//2 (same_upper) = 1; its ONNX
+    frontend relies on the explicit rule. The spec text's total//2 for every mode would give
+    [12,123,230] for explicit and valid: the oracle and the lowering must not."""
     x = np.array([[[1.0, 2.0, 3.0]]], np.float32)
     w = np.array([[[1.0, 10.0, 100.0]]], np.float32)
     natural = np.convolve(x.reshape(-1), w.reshape(-1))
     np.testing.assert_array_equal(natural, [1, 12, 123, 230, 300])
     xml = build(tmp_path, x.shape, w, [1], [2], [0], [1], auto_pad, output_shape=[3])
     layer = next(l for l in load_ir(xml).order if l.type == "ConvolutionBackpropData")
-    spec = oracle_for(layer.type, layer.version)(layer, [x, w, np.array([3], np.int64)])[0]
-    np.testing.assert_array_equal(spec.reshape(-1), natural[1:4])
-    np.testing.assert_array_equal(run_onnx(xml, [x])[0], spec)
-    assert crop_begins(layer, x.shape, w.shape, [3])[:2] == ([1], [openvino_begin])
-    np.testing.assert_array_equal(run_openvino(xml, [x])[0].reshape(-1), natural[openvino_begin:openvino_begin + 3])
+    ref = oracle_for(layer.type, layer.version)(layer, [x, w, np.array([3], np.int64)])[0]
+    np.testing.assert_array_equal(ref.reshape(-1), natural[begin:begin + 3])
+    np.testing.assert_array_equal(run_onnx(xml, [x])[0], ref)
+    np.testing.assert_array_equal(run_openvino(xml, [x])[0], ref)
 
 
 # -- the table -----------------------------------------------------------------------------------

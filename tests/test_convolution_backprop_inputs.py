@@ -2,8 +2,7 @@
 filters (Const -> Convert), filters as a run-time input, output_shape as a Parameter or computed by
 ShapeOf -> Gather, dynamic spatial dims with a constant output_shape, and a following bias Add
 folded into the ConvTranspose / Conv bias input where exact. Compared with the oracle (error bound
-as in test_convolution_backprop_data.py) and the OpenVINO runtime (where OpenVINO deviates from the
-spec text, explicit/valid with output_shape, with its measured crop: README "Where OpenVINO's runtime differs from the spec")."""
+as in test_convolution_backprop_data.py) and the OpenVINO runtime."""
 from __future__ import annotations
 
 import math
@@ -19,18 +18,14 @@ from ir2onnx.api import convert
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.registry import oracle_for
 from ir2onnx.testing import run_onnx, run_openvino
-from test_convolution_backprop_data import openvino_layer
 from util import runtime_ops
 
 EPS32 = 2.0 ** -23
 
 
-def oracle(xml, x, w, out_shape=None, bias=None, as_openvino=False):
-    """Oracle output (plus bias) and the float32 accumulation error bound per element
-    (``as_openvino``: of what OpenVINO 2026.4 computes, see ``openvino_layer``)."""
+def oracle(xml, x, w, out_shape=None, bias=None):
+    """Oracle output (plus bias) and the float32 accumulation error bound per element."""
     layer = next(l for l in load_ir(xml).order if l.type.endswith("ConvolutionBackpropData"))
-    if as_openvino:
-        layer, out_shape, _ = openvino_layer(layer, x.shape, w.shape, out_shape)
     fn = oracle_for(layer.type, layer.version)
     extra = [] if out_shape is None else [np.asarray(out_shape, np.int64)]
     ref = fn(layer, [x, w] + extra)[0].astype(np.float64)
@@ -117,7 +112,6 @@ def test_output_shape_parameter(tmp_path, auto_pad, opset, dynamic):
         ref, bound = oracle(xml, x, w, o)
         assert_close(run_onnx(xml, [x, o], opset=opset)[0], ref, bound, f"onnxruntime {out}")
         if dynamic:
-            ref, bound = oracle(xml, x, w, o, as_openvino=True)
             assert_close(run_openvino(xml, [x, o])[0], ref, bound, f"OpenVINO {out}")
 
 
@@ -135,9 +129,9 @@ def test_output_shape_from_shapeof(tmp_path, auto_pad):
     xml = save([out], [px, skip], tmp_path / "m.xml")
     for size in ([10, 10], [11, 9], [13, 14]):
         s = rng.standard_normal([1, 2] + size).astype(np.float32)
-        for who, run, as_ov in (("onnxruntime", run_onnx, False), ("OpenVINO", run_openvino, True)):
-            ref, bound = oracle(xml, x, w, size, as_openvino=as_ov)
-            ref, bound = ref + s, bound + np.abs(s) * EPS32 * 2
+        ref, bound = oracle(xml, x, w, size)
+        ref, bound = ref + s, bound + np.abs(s) * EPS32 * 2
+        for who, run in (("onnxruntime", run_onnx), ("OpenVINO", run_openvino)):
             assert_close(run(xml, [x, s])[0], ref, bound, f"{who} {size}")
 
 
@@ -153,7 +147,6 @@ def test_dynamic_spatial_with_constant_output_shape(tmp_path, auto_pad):
         x = rng.standard_normal((2, 3, n)).astype(np.float32)
         ref, bound = oracle(xml, x, w, [12])
         assert_close(run_onnx(xml, [x])[0], ref, bound, f"onnxruntime n={n}")
-        ref, bound = oracle(xml, x, w, [12], as_openvino=True)
         assert_close(run_openvino(xml, [x])[0], ref, bound, f"OpenVINO n={n}")
 
 
@@ -174,7 +167,6 @@ def _with_bias(tmp_path, bias_shape, *, grouped=False, output_shape=None, swap=F
         w, b = (v.astype(np.float16).astype(np.float32) for v in (w, b))
     ref, bound = oracle(xml, x, w, output_shape, bias=b)
     assert_close(run_onnx(xml, [x])[0], ref, bound, "onnxruntime")
-    ref, bound = oracle(xml, x, w, output_shape, bias=b, as_openvino=True)
     assert_close(run_openvino(xml, [x])[0], ref, bound, "OpenVINO")
     return xml
 

@@ -108,27 +108,32 @@ def test_oracle_scatter_add_by_hand(tmp_path):
     np.testing.assert_array_equal(fn(layer, [x, w])[0].reshape(-1), [1, 2, 10, 20, 100, 200])
 
 
-@pytest.mark.parametrize("pads_begin,pads_end", [("2", "7"), ("0", "0")])
-@pytest.mark.parametrize("auto_pad,expected", [
-    ("same_upper", [2, 3, 4]),  # total 3: the odd element cropped at the beginning
-    ("same_lower", [1, 2, 3]),  # every other mode: at the end
-    ("explicit", [1, 2, 3]),  # the spec text (OpenVINO 2026.4 crops pads_begin: README "Where OpenVINO's runtime differs from the spec")
-    ("valid", [1, 2, 3]),  # the spec text (OpenVINO 2026.4 crops nothing)
+@pytest.mark.parametrize("auto_pad,pads_begin,pads_end,expected", [
+    ("same_upper", "2", "7", [2, 3, 4]),  # total 3: the odd element cropped at the beginning
+    ("same_upper", "0", "0", [2, 3, 4]),  # (the pads attributes play no part)
+    ("same_lower", "2", "7", [1, 2, 3]),  # at the end
+    ("same_lower", "0", "0", [1, 2, 3]),
+    ("explicit", "2", "7", [2, 3, 4]),  # the pads_begin attribute, as OpenVINO's runtime
+    ("explicit", "0", "0", [0, 1, 2]),
+    ("explicit", "4", "0", [4, 5, 6]),  # past the natural output (index 6): a zero
+    ("valid", "2", "7", [0, 1, 2]),  # nothing cropped at the start
+    ("valid", "0", "0", [0, 1, 2]),
 ])
 def test_oracle_output_shape_split(tmp_path, auto_pad, expected, pads_begin, pads_end):
-    """Natural output 0..5 (x = one-hot, w = 0..5); output_shape 3 crops total 3, split as the spec
-    text says whatever the pads_begin/pads_end attributes (ignored with output_shape); ir2onnx too."""
+    """Natural output 0..5 (x = one-hot, w = 0..5); output_shape 3: the window starts where
+    OpenVINO's runtime starts it (pads_begin for explicit, 0 for valid, the split of total 3 for
+    same_*); pads_end plays no part; ir2onnx too."""
     attrs = dict(strides="1", pads_begin=pads_begin, pads_end=pads_end, dilations="1", auto_pad=auto_pad,
                  output_padding="0")
     layer = _layer(tmp_path, attrs, data=(1, 1, 1), filters=(1, 1, 6), out_shape=[3])
     fn = oracle_for(layer.type, layer.version)
     out = fn(layer, [np.ones((1, 1, 1), np.float32), np.arange(6, dtype=np.float32).reshape(1, 1, 6),
                      np.array([3])])[0]
-    np.testing.assert_array_equal(out.reshape(-1), expected)
+    np.testing.assert_array_equal(out.reshape(-1), np.append(np.arange(6), 0)[expected])
     xml = write(tmp_path, attrs, data=(1, 1, 1), filters=(1, 1, 6), out_shape=[3], out_dims=[1, 1, 3])
     w = load_ir(xml).order[1].const.array()
     got = run_onnx(xml, [np.ones((1, 1, 1), np.float32)])[0]
-    np.testing.assert_array_equal(got.reshape(-1), w.reshape(-1)[expected])
+    np.testing.assert_array_equal(got.reshape(-1), np.append(w.reshape(-1), 0)[expected])
 
 
 # -- property test against the oracle ----------------------------------------------------------------

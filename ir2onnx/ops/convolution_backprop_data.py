@@ -5,11 +5,13 @@ The output is a window of the *natural* result F (no pads, no output_padding; le
 ``begin`` and the end crop are known at convert time unless output_shape is computed at run time
 (or the input's spatial dims are dynamic while output_shape is given).
 
-With output_shape ``O`` the spec text is followed (pads_begin/pads_end ignored):
-``total = max(natural + output_padding - O, 0)``, ``begin = total // 2`` (same_upper:
-``total - total // 2``). OpenVINO 2026.4's CPU plugin was measured to differ for explicit (it
-crops the pads_begin attribute) and valid (it crops nothing): see
-test_openvino_deviates_with_output_shape and README "Where OpenVINO's runtime differs from the spec".
+With output_shape ``O`` the output is ``O`` elements of F from ``begin`` (zeros past F's end), and
+``begin`` is what OpenVINO's runtime crops, which its ONNX frontend relies on (ConvTranspose with
+output_shape becomes this layer with explicit pads_begin/pads_end plus an output_shape input):
+explicit -> the pads_begin attribute; valid -> 0; same_upper/same_lower -> the spec's split of
+``total = max(natural + output_padding - O, 0)``: ``total - total // 2`` (same_upper) or
+``total // 2`` (same_lower). pads_end is not used. (The spec text's ``total // 2`` for explicit and
+valid would change those models; measured on 5760 1-D cases against OpenVINO 2026.4: no mismatch.)
 
 The ConvTranspose node never carries auto_pad or output_shape, nor negative pads: it takes the
 symmetric part of the crops (CUDA-safe), a Slice the asymmetric rest, a Pad the zeros past F.
@@ -126,10 +128,20 @@ def static_window(layer, geo: Geometry, out_shape: Value | None):
     sizes = _const_output_shape(layer, geo, out_shape)
     if sizes is None or any(d is None for d in geo.spatial):
         return None
-    natural = geo.natural()  # the spec text's split for every auto_pad (see the module docstring)
-    totals = [max(natural[i] + geo.output_padding[i] - sizes[i], 0) for i in range(r)]
-    begins = [t - t // 2 if geo.auto_pad == "same_upper" else t // 2 for t in totals]
+    natural = geo.natural()
+    begins = output_shape_begins(geo, natural, sizes)
     return begins, [natural[i] - begins[i] - sizes[i] for i in range(r)]
+
+
+def output_shape_begins(geo: Geometry, natural, sizes) -> list[int]:
+    """Where the output_shape window starts in F (module docstring: OpenVINO's runtime rule)."""
+    r = geo.rank
+    if geo.auto_pad == "explicit":
+        return list(geo.pads_begin)
+    if geo.auto_pad == "valid":
+        return [0] * r
+    totals = [max(natural[i] + geo.output_padding[i] - sizes[i], 0) for i in range(r)]
+    return [t - t // 2 if geo.auto_pad == "same_upper" else t // 2 for t in totals]
 
 
 def bias_values(other: Value, etype, c_out: int, out_rank: int) -> np.ndarray | None:

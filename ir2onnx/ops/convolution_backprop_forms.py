@@ -262,18 +262,20 @@ def emit_static(ctx, geo, x, w, bias, begins, crops) -> str:
 
 def emit_runtime(ctx, geo, x, w, bias, out_shape: Value) -> str:
     """The full ConvTranspose, then Pad/Slice by amounts computed from its shape and output_shape:
-    ``total = max(natural + output_padding - O, 0)``, begin ``total // 2`` (same_upper:
-    ``total - total // 2``), as the spec text says for every auto_pad (OpenVINO differs for
-    explicit/valid: README "Where OpenVINO's runtime differs from the spec")."""
+    ``begin`` is pads_begin (explicit), 0 (valid) or the split of
+    ``total = max(natural + output_padding - O, 0)`` (same_lower ``total // 2``, same_upper
+    ``total - total // 2``), as OpenVINO's runtime does (convolution_backprop_data.py)."""
     b, r = ctx.b, geo.rank
     full = _convtranspose(ctx, geo, x, w, bias, [0] * r)
     natural = dims_of(b, Value(b, x.etype, None, name=full), 2)
     sizes = as_int64(b, out_shape)
     zeros = i64(b, [0] * r)
-    # the spec text for every auto_pad: total clamped at 0 (exact floor: Div of non-negatives)
-    total = b.Max(b.Sub(b.Add(natural, i64(b, list(geo.output_padding))), sizes), zeros)
-    half = b.Div(total, i64(b, [2] * r))
-    begin = b.Sub(total, half) if geo.auto_pad == "same_upper" else half
+    if geo.auto_pad in ("explicit", "valid"):
+        begin = i64(b, list(geo.pads_begin) if geo.auto_pad == "explicit" else [0] * r)
+    else:  # total clamped at 0 (exact floor: Div of non-negatives)
+        total = b.Max(b.Sub(b.Add(natural, i64(b, list(geo.output_padding))), sizes), zeros)
+        half = b.Div(total, i64(b, [2] * r))
+        begin = b.Sub(total, half) if geo.auto_pad == "same_upper" else half
     end = b.Add(begin, sizes)
     ext = b.Max(b.Sub(end, natural), zeros)
     padded = b.Pad(full, b.Concat(i64(b, [0] * (r + 4)), ext, axis=0))

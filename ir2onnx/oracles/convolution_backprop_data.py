@@ -26,15 +26,14 @@ def _attr_list(layer, name: str, rank: int, minimum: int, allow_empty: bool = Fa
 
 
 def _pads(layer, natural: list[int], out_shape, rank: int) -> tuple[list[int], list[int]]:
-    """pads_begin and the output size per spatial axis, by the spec text.
+    """pads_begin and the output size per spatial axis.
 
-    Without output_shape: the spec's formula. With output_shape ``O`` the pads_begin/pads_end
-    attributes are ignored; ``total = max(natural + output_padding - O, 0)`` (the spec sheet's
-    measured clamp: a negative total means zeros at the end) and ``pads_begin = total // 2``, or
-    ``total - total // 2`` for same_upper (the odd element cropped at the start only there).
-    OpenVINO 2026.4's CPU plugin was measured to differ for explicit (it crops the pads_begin
-    attribute) and valid (it crops nothing): see test_openvino_deviates_with_output_shape in
-    tests/test_convolution_backprop_data.py and README "Where OpenVINO's runtime differs from the spec"."""
+    Without output_shape: the spec's formula. With output_shape ``O`` the output keeps ``O``
+    elements from the start crop (zeros where that runs past the natural result), and the start
+    crop is the one OpenVINO's frontends rely on (specs/ConvolutionBackpropData.md, decision of
+    2026-11-23): explicit -> the pads_begin attribute; valid -> 0; same_upper/same_lower -> the
+    split of ``total = max(natural + output_padding - O, 0)``: ``total - total // 2`` for
+    same_upper, ``total // 2`` for same_lower. pads_end is not used."""
     auto_pad = layer.attrs.get("auto_pad", "explicit")
     if auto_pad not in _AUTO_PADS:
         raise InvalidLayer(layer, f"auto_pad='{auto_pad}' is not one of {', '.join(_AUTO_PADS)}")
@@ -53,6 +52,10 @@ def _pads(layer, natural: list[int], out_shape, rank: int) -> tuple[list[int], l
         raise InvalidLayer(layer, f"output_shape has {len(sizes)} values, the {rank}-D op needs {rank}")
     if any(s < 1 for s in sizes):
         raise InvalidLayer(layer, f"output_shape={sizes} must be positive")
+    if auto_pad == "explicit":
+        return pads_begin, sizes
+    if auto_pad == "valid":
+        return [0] * rank, sizes
     begins = []
     for i in range(rank):
         total = max(natural[i] + out_pad[i] - sizes[i], 0)

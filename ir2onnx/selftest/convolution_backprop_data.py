@@ -47,18 +47,15 @@ def _clamp(auto_pad):
                 source="ConvolutionBackpropData.md: measured OpenVINO behaviour")
 
 
-def _spec_split(auto_pad, openvino_begin):
-    """specs: with output_shape, pads_begin = total // 2 for explicit and valid too (pads_begin /
-    pads_end ignored). Input 3, kernel 3, stride 1 (natural 5), output_shape 3: total 2, crop 1."""
-    return Case(f"cbd/output-shape-spec-split-{auto_pad}", CBD,
+def _crop(auto_pad, begin):
+    """specs (decision of 2026-11-23, OpenVINO's runtime rule): with output_shape the crop at the
+    start is pads_begin for explicit, 0 for valid, the split of the total for same_*. Input 3,
+    kernel 3, stride 1 (natural 5), pads_begin 2, output_shape 3: total 2."""
+    return Case(f"cbd/output-shape-crop-{auto_pad}", CBD,
                 ov_build(_cbd([1, 1, 3], [1, 1, 3], [1], [3], w=W3.reshape(1, 1, 3), auto_pad=auto_pad,
                               pads_begin=[2], pads_end=[0])),
-                exact=False, expect={"y": lambda f: np.convolve(f["x"][0, 0], W3)[1:4].reshape(1, 1, 3)},
-                source="ConvolutionBackpropData.md: output_shape, pads_begin = total // 2",
-                openvino_deviates=f"OpenVINO 2026.4's CPU plugin crops {openvino_begin} at the start "
-                                  f"({'the pads_begin attribute' if openvino_begin else 'nothing'}) for "
-                                  f"auto_pad={auto_pad} with output_shape, not the spec's total // 2 = 1 "
-                                  "(measured; see the README, Where OpenVINO's runtime differs from the spec)")
+                exact=False, expect={"y": lambda f: np.convolve(f["x"][0, 0], W3)[begin:begin + 3].reshape(1, 1, 3)},
+                source="ConvolutionBackpropData.md: output_shape, the crop OpenVINO's frontends rely on")
 
 
 CASES = [
@@ -72,7 +69,7 @@ CASES = [
                                                   auto_pad="valid")),
          exact=False, expect={"y": (1, 10, 450, 450)}, source="ConvolutionBackpropData.md example 3"),
     *[_clamp(p) for p in ("explicit", "valid", "same_upper", "same_lower")],
-    _spec_split("explicit", 2), _spec_split("valid", 0),
+    _crop("explicit", 2), _crop("valid", 0), _crop("same_lower", 1), _crop("same_upper", 1),
     Case("cbd/output-padding-zeros", CBD, ov_build(_cbd([1, 1, 2], [1, 1, 3], [2], w=np.ones((1, 1, 3)),
                                                        output_padding=[1])),
          inputs={"x": np.array([[[1, 2]]], np.float32)}, exact=False,

@@ -210,3 +210,25 @@ def test_smooth_f64_refused_below_opset18(tmp_path, op):
         data = _normal_data((2, 3), np.float64)
         got = run_onnx(xml, {"x": data}, opset=18)[0]
         np.testing.assert_allclose(got, SMOOTH[op][1](data), rtol=1e-12)
+
+
+@pytest.mark.parametrize("version", [10, 11])
+def test_prelu_f32_slope_on_f16_data(tmp_path, version):
+    """IR v10 FP16 models written by the Model Optimizer (person-reidentification-retail-0277)
+    feed an f32 slope to PReLU on f16 data. OpenVINO runs them, computing in f32 and rounding to
+    f16 once: a slope cast to f16 first (0.1 -> 0.0999755859375) would change about a third of
+    the negative outputs; the result must equal OpenVINO's bit for bit."""
+    w = IRWriter(version=version)
+    x = w.parameter([1, 3, 16, 16], "f16", name="x")
+    slope = w.const(np.array([0.1, -0.3337, 1.0001], np.float32), "f32")
+    y, = w.layer("PReLU", "opset1", [x, slope], None, [("f16", [1, 3, 16, 16])], out_names=["y"])
+    w.result(y)
+    xml = w.save(tmp_path / "m.xml")
+    xv = (np.random.default_rng(0).standard_normal((1, 3, 16, 16)) * 4).astype(np.float16)
+    got = run_onnx(xml, [xv])[0]
+    assert got.dtype == np.float16
+    want = run_openvino(xml, [xv])[0].astype(np.float16)  # v10: OpenVINO hands f16 outputs back as f32
+    np.testing.assert_array_equal(got, want)
+    narrow = np.where(xv < 0, xv * np.float16(0.1), xv)[:, :1]
+    assert np.count_nonzero(narrow != got[:, :1]) > 10, "the slope was cast to f16 before the product"
+    np.testing.assert_array_equal(evaluate(ir2onnx.load_ir(xml), {"x": xv})["y"], got)

@@ -190,3 +190,23 @@ def test_invalid_layers_are_reported(tmp_path, capsys, kw, message):
         evaluate(load_ir(xml), {"x": np.zeros((1, 3, 2, 2), F32)})
     assert main(["convert", str(xml), "-o", str(tmp_path / "m.onnx")]) == 2
     assert "fq_layer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", [10, 11])
+def test_f32_ranges_on_f16_data(tmp_path, version):
+    """FP16-INT8 IRs (v10 from the Model Optimizer, v11 from NNCF) put FakeQuantize with f32
+    ranges on f16 activations; OpenVINO accepts the mix and computes in f32. ir2onnx must convert
+    it (not refuse it) and give OpenVINO's f16 output bit for bit."""
+    w = IRWriter(version=version)
+    x = w.parameter([1, 3, 8, 8], "f16", name="x")
+    ranges = [w.const(np.array(v, np.float32).reshape(1, 3, 1, 1), "f32")
+              for v in ([-1.2345678, -0.5, 0.0], [2.7182818, 0.5, 3.3333333],
+                        [-1.2345678, -0.5, 0.0], [2.7182818, 0.5, 3.3333333])]
+    y, = w.layer("FakeQuantize", "opset1", [x, *ranges], {"levels": 256, "auto_broadcast": "numpy"},
+                 [("f16", [1, 3, 8, 8])], out_names=["y"])
+    w.result(y)
+    xml = w.save(tmp_path / "m.xml")
+    xv = (np.random.default_rng(1).standard_normal((1, 3, 8, 8)) * 2).astype(np.float16)
+    got = run_onnx(xml, [xv])[0]
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, run_openvino(xml, [xv])[0].astype(np.float16))

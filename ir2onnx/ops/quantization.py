@@ -22,7 +22,8 @@ Measured with OpenVINO 2026.4 (CPU, f32 inference precision):
   ``where(x <= min(il, ih), ol, where(x > max(il, ih), oh, round((x-il)/(ih-il)*(L-1))/(L-1)*
   (oh-ol)+ol))``, bit-exact with OpenVINO.
 
-f16 / bf16 / f64 data are computed in f32 like OpenVINO's CPU plugin and cast back.
+f16 / bf16 / f64 data are computed in f32 like OpenVINO's CPU plugin and cast back; ranges may
+have another float type than X (OpenVINO accepts f32 ranges on f16 data) and are read in f32 too.
 """
 from __future__ import annotations
 
@@ -50,8 +51,9 @@ def _check(layer, inputs) -> int:
     if mode == "pdpd":
         raise UnsupportedLayer(layer, "auto_broadcast='pdpd' is not supported (only 'numpy' and 'none')")
     for name, r in zip(_RANGES, inputs[1:]):
-        if r.etype != x.etype:
-            raise InvalidLayer(layer, f"{name} has element type {r.etype.name}, X has {x.etype.name}")
+        if r.etype is None or r.etype.name not in _FLOATS:  # OpenVINO takes f32 ranges on f16 X (FP16-INT8 IRs)
+            raise InvalidLayer(layer, f"{name} has element type {r.etype.name if r.etype else '?'}; "
+                                      "FakeQuantize ranges need a floating type")
         if x.shape is None or r.shape is None:
             continue
         if mode == "none":

@@ -104,7 +104,9 @@ def prelu(layer, inputs):
     for pos in itertools.product(*[range(d) for d in x.shape]):
         k = s[pos[channel]] if per_channel else pick(s, pos)
         out[pos] = v[pos] * k if v[pos] < 0 else v[pos]
-    return [out.astype(x.dtype)]
+    # a slope of another float type (OpenVINO accepts it): the product is rounded to the wider type first
+    wide = x.dtype if x.dtype.itemsize >= slope.dtype.itemsize else slope.dtype
+    return [out.astype(wide).astype(x.dtype)]
 
 
 @oracle("Elu", "opset1")

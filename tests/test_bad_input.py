@@ -273,3 +273,15 @@ def test_input_port_disagreeing_with_its_producer_is_refused(capsys, tmp_path):
     _edit_section(xml, "Reshape", "input", "<dim>4</dim>", "<dim>5</dim>")
     _assert_refused(capsys, tmp_path, xml, r"'reshape' \(Reshape-opset1, id=\d+\): input port 0 declares "
                                            r"dims \[3,5\], but its producer 'mul' \(output port \d+\) declares \[3,4\]")
+
+
+def test_no_layers(capsys, tmp_path):
+    """An IR with nothing in it: refused, not written as an empty ONNX model."""
+    _assert_refused(capsys, tmp_path, IRWriter("empty").save(tmp_path / "e.xml"), "has no layers")
+
+
+def test_no_result(capsys, tmp_path):
+    w = IRWriter("no_result")
+    x = w.parameter([2], "f32", "x")
+    w.layer("Convert", "opset1", [x], {"destination_type": "f16"}, [("f16", (2,))])
+    _assert_refused(capsys, tmp_path, w.save(tmp_path / "n.xml"), "has no Result layer")

@@ -142,6 +142,10 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
     order = _topological_order(layers, file_order)
     params = [l for l in layers.values() if l.type == "Parameter"]
     results = [l for l in layers.values() if l.type == "Result"]
+    if not layers:
+        raise IRFormatError(f"'{xml_path}' has no layers: there is no model to convert")
+    if not results:
+        raise IRFormatError(f"'{xml_path}' has no Result layer: the model has no output")
     return Graph(root.get("name", xml_path.stem), version, layers, order, params, results,
                  str(xml_path), str(bin_path) if binfile else None)
 

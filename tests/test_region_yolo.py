@@ -133,3 +133,18 @@ def test_region_yolo_channel_mismatch_refused(tmp_path):
     xml = ov_save(tmp_path / "r.xml", [o1.region_yolo(x, 4, 2, 2, False, [0], 1, 3)], [x])
     with pytest.raises(UnsupportedLayer, match="channels must be regions"):
         convert(xml)
+
+
+def test_yolo_sample():
+    """samples/yolo: the committed YOLO v2-style IR (ReorgYolo passthrough, RegionYolo with
+    softmax, f16 weights, dynamic batch) against OpenVINO's saved output and the runtimes."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "samples" / "yolo"
+    xml, img = folder / "yolo.xml", np.load(folder / "img.npy")
+    got, want, ov_out = _all(xml, {"img": img})
+    assert got[0].shape == (2, 640)
+    for other in (want[0], ov_out[0], np.load(folder / "regions.npy")):
+        np.testing.assert_allclose(got[0], other, **TOL)
+    one = run_onnx(xml, {"img": img[1:]})[0]
+    np.testing.assert_allclose(one, got[0][1:], **TOL)

@@ -17,7 +17,7 @@ import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import UnsupportedLayer
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import ov_parameter, ov_save, run_onnx
+from ir2onnx.testing import ov_parameter, ov_save, run_onnx, run_openvino
 
 ATOL = 1e-6
 
@@ -130,8 +130,10 @@ def test_prior_box_clustered_ssd(tmp_path, extra, dynamic):
     xml = _ssd(tmp_path, lambda m, i: o1.prior_box_clustered(m, i, attrs), maps=((3, 2), (2, 1)),
                dynamic=dynamic)
     _check(xml, expect_nodes=None if dynamic else ["Identity"])
-    if dynamic:
-        _check(xml, image=(36, 24))
+    if dynamic:  # OpenVINO's CPU plugin runs PriorBoxClustered on run-time sizes too
+        got = _check(xml, image=(36, 24))
+        feeds = {"img": np.random.default_rng(5).standard_normal((1, 3, 36, 24)).astype(np.float32)}
+        np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=0, atol=ATOL)
 
 
 def test_prior_box_parameter_sizes(tmp_path):
@@ -159,6 +161,15 @@ def test_prior_box_mxnet_step_minus_one(tmp_path, dynamic):
     got = _check(xml, image=(30, 20))
     first = got[0, :4] * [20, 30, 20, 30]  # centre (0.5 * 10, 0.5 * 10), half size 0.2 * 30 / 2
     np.testing.assert_allclose(first, [5 - 3, 5 - 3, 5 + 3, 5 + 3], atol=1e-4)
+
+
+def test_prior_box_mxnet_with_max_size_refused(tmp_path):
+    """scale_all_sizes=false with max_size: OpenVINO declares 3 boxes per cell here but writes 4
+    (measured: the cells run into each other and the variances overwrite the last boxes)."""
+    attrs = dict(BASE, **dict(VARIANTS["mxnet-step"], max_size=[0.9], aspect_ratio=[2.0]))
+    xml = _ssd(tmp_path, lambda m, i: o8.prior_box(m, i, attrs))
+    with pytest.raises(UnsupportedLayer, match="make 4 boxes per cell, but OpenVINO declares 3"):
+        convert(xml)
 
 
 def test_prior_box_fixed_ratio_count_mismatch_refused(tmp_path):

@@ -147,3 +147,13 @@ def test_decoder_dynamic_classes_refused(tmp_path):
     xml = ov_save(tmp_path / "c.xml", [o1.ctc_greedy_decoder(data, mask, True)], [data, mask])
     with pytest.raises(UnsupportedLayer, match="static class dim"):
         convert(xml)
+
+
+def test_decoder_f16_data_and_mask(tmp_path):
+    """f16 data and mask: the output is f16 (the data's type), the classes as before."""
+    data = ov_parameter([9, 1, 5], np.float16, "data")
+    mask = ov_parameter([9, 1], np.float16, "mask")
+    xml = ov_save(tmp_path / "c.xml", [o1.ctc_greedy_decoder(data, mask, True)], [data, mask])
+    feeds = {"data": _onehot(SEQ, 5)[:, None, :].astype(np.float16), "mask": np.ones((9, 1), np.float16)}
+    got = _all_bitexact(xml, feeds)[0]
+    assert got.dtype == np.float16 and got[0, :5, 0, 0].tolist() == [1, 1, 2, 0, -1]

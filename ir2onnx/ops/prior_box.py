@@ -240,11 +240,10 @@ def _halves(calc, table, mins):
     ``sqrt(m * max) * 0.5``, with ``m`` the (possibly run-time) min size of the box."""
     if not table.uses_min.any():
         return table.fixed_w, table.fixed_h
-    m = calc.mul(mins, np.ones(1, F32)) if isinstance(mins, np.ndarray) else mins
-    if isinstance(m, np.ndarray):
-        picked = m[table.min_index]
-    else:
-        picked = calc.b.Gather(m, i64(calc.b, table.min_index), axis=0)
+    if isinstance(mins, np.ndarray):
+        picked = mins[table.min_index]
+    else:  # MXNet sizes: the min sizes times the run-time image height
+        picked = calc.b.Gather(mins, i64(calc.b, table.min_index), axis=0)
     halfm = calc.mul(picked, np.asarray(F32(0.5)))
     ratio_w, ratio_h = calc.mul(halfm, table.root), calc.div(halfm, table.root)
     big = calc.mul(calc.sqrt(calc.mul(picked, table.max_size)), np.asarray(F32(0.5)))

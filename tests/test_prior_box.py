@@ -179,3 +179,29 @@ def test_prior_box_fixed_ratio_count_mismatch_refused(tmp_path):
     xml = _ssd(tmp_path, lambda m, i: o8.prior_box(m, i, attrs))
     with pytest.raises(UnsupportedLayer, match="make 18 boxes per cell, but OpenVINO declares 17"):
         convert(xml)
+
+
+def _random_attrs(rng):
+    ratios = [float(r) for r in rng.choice([0.5, 1.0, 2.0, 3.0, 1.5, 2.0], size=rng.integers(0, 4))]
+    mins = [float(m) for m in np.round(rng.uniform(2, 12, rng.integers(1, 4)), 2)]
+    scale_all = bool(rng.integers(0, 2))
+    maxs = [m + float(np.round(rng.uniform(1, 6), 2)) for m in mins] if scale_all and rng.integers(0, 2) else []
+    if not scale_all:
+        mins = [m / 40 for m in mins]
+    return dict(min_size=mins, max_size=maxs, aspect_ratio=ratios, flip=bool(rng.integers(0, 2)),
+                clip=bool(rng.integers(0, 2)), step=float(rng.choice([0.0, 4.0, 7.5])),
+                offset=float(rng.choice([0.5, 0.25, 0.0])), variance=[[], [0.1], [0.1, 0.1, 0.2, 0.2]][rng.integers(0, 3)],
+                scale_all_sizes=scale_all, min_max_aspect_ratios_order=bool(rng.integers(0, 2)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_prior_box_random_attributes(tmp_path, seed):
+    """Random attribute sets (sizes, ratios with duplicates and 1, flip, clip, step, offset,
+    variances, scale_all_sizes, order), folded and run-time, against the oracle and OpenVINO."""
+    rng = np.random.default_rng(seed)
+    attrs = _random_attrs(rng)
+    for dynamic in (False, True):
+        folder = tmp_path / str(dynamic)
+        folder.mkdir()
+        xml = _ssd(folder, lambda m, i: o8.prior_box(m, i, attrs), maps=((3, 2), (1, 1)), dynamic=dynamic)
+        _check(xml, image=(30, 20))

@@ -42,3 +42,6 @@ from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import quantization  # noqa: F401  FakeQuantize
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
+from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
+from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2
+from . import ctc  # noqa: F401  CTCGreedyDecoder, CTCGreedyDecoderSeqLen-6

@@ -37,13 +37,17 @@ from . import trigonometric
 from . import reverse_roll
 from . import recurrent
 from . import non_max_suppression
+from . import prior_box
+from . import region_yolo
+from . import ctc
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression)
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
+            prior_box, region_yolo, ctc)
 
 
 def all_cases() -> list[Case]:

@@ -32,8 +32,8 @@ inverted ones are zeroed (ONNX would reorder their corners; a zero-area box over
 in both); share_location false runs it on N * C batches of one class. The kept scores go
 through one TopK over ``[N, P * C]`` (ties: the smaller index = prior, then class), a TopK on
 ``class * k + position`` groups them by class, Compress drops the empty rows and Concat/Slice add
-the -1 row and the zeros. Refused: CORNER_SIZE (not in the spec; OpenVINO's CPU plugin refuses
-it), a negative nms_threshold (it would suppress boxes that do not overlap), priors or class
+the -1 row and the zeros. Refused: CORNER_SIZE (not in the spec; OpenVINO's own op refuses to be
+built with it), a negative nms_threshold (it would suppress boxes that do not overlap), priors or class
 counts known only at run time.
 """
 from __future__ import annotations
@@ -92,7 +92,7 @@ def _sizes(layer, loc: Value, conf: Value, priors: Value, num_classes: int | Non
 def _check_attrs(layer) -> None:
     a = layer.attrs
     if a["code_type"] not in CODES:
-        raise UnsupportedLayer(layer, f"code_type {a['code_type']} (OpenVINO's CPU plugin and the spec have "
+        raise UnsupportedLayer(layer, f"code_type {a['code_type']} (the spec and OpenVINO have "
                                       "CENTER_SIZE and CORNER only)")
     if not a["nms_threshold"] >= 0:
         raise UnsupportedLayer(layer, f"nms_threshold {a['nms_threshold']} suppresses boxes that do not overlap; "

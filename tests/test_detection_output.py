@@ -176,6 +176,22 @@ def test_prior_image_id_minus_one_ends_the_priors(tmp_path):
     assert det[:4, 0].tolist() == [0, 0, 0, -1]
 
 
+@pytest.mark.parametrize("dtype,opset", [(np.float16, 14), (np.float32, 14), (np.float16, 21)])
+def test_f16_and_opsets(tmp_path, dtype, opset):
+    """f16 activations are computed in f32 (as OpenVINO's CPU plugin does) and rounded once."""
+    p, c = 10, 3
+    loc, conf = ov_parameter([2, p * 4], dtype, "loc"), ov_parameter([2, p * c], dtype, "conf")
+    attrs = dict(keep_top_k=[8], nms_threshold=0.45, confidence_threshold=0.2, top_k=5, code_type=CENTER,
+                 normalized=True)
+    xml = ov_save(tmp_path / "h.xml", o8.detection_output(loc, conf, ops.constant(priors(p).astype(dtype)), attrs),
+                  [loc, conf])
+    feeds = {k: v.astype(dtype) for k, v in _feeds(np.random.default_rng(1), p, c, n=2).items()}
+    got = run_onnx(xml, feeds, opset=opset)[0]
+    assert got.dtype == dtype and got.shape == (1, 1, 16, 7)
+    np.testing.assert_array_equal(got, run_openvino(xml, feeds)[0])
+    np.testing.assert_array_equal(got, list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0])
+
+
 @pytest.mark.parametrize("attrs,reason", [(dict(code_type="CORNER_SIZE"), "CORNER_SIZE"),
                                           (dict(nms_threshold=-0.5), "do not overlap")])
 def test_refused(tmp_path, attrs, reason):

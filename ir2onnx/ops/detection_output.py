@@ -97,6 +97,8 @@ def _check_attrs(layer) -> None:
     if not a["nms_threshold"] >= 0:
         raise UnsupportedLayer(layer, f"nms_threshold {a['nms_threshold']} suppresses boxes that do not overlap; "
                                       "ONNX NonMaxSuppression never does")
+    if not a["keep_top_k"]:
+        raise InvalidLayer(layer, "keep_top_k is empty")
     if a["top_k"] < -1:
         raise InvalidLayer(layer, f"top_k {a['top_k']} (-1 or more)")
     if a["decrease_label_id"] and a["background_label_id"] != 0:

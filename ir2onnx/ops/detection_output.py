@@ -18,7 +18,8 @@ spec leaves order and ties open). Per image, with P priors and C classes:
    and height have IoU 0, so an inverted box (xmax < xmin or ymax < ymin) overlaps nothing.
 4. keep_top_k > -1: the image keeps its keep_top_k best detections by (score descending, prior
    ascending); OpenVINO leaves equal (score, prior) pairs of different classes unordered (a
-   std::sort), ir2onnx keeps the smaller class.
+   std::sort of pairs that parallel threads collect; it was measured keeping the larger class),
+   ir2onnx keeps the smaller class.
 5. Output ``[1, 1, N * R, 7]`` (R = keep_top_k if > 0, else top_k * C if top_k > 0, else P * C):
    rows ``[image, label, score, xmin, ymin, xmax, ymax]`` image by image, class by class
    ascending, in (score descending, prior ascending) order within a class; label is the class

@@ -23,6 +23,14 @@ def priors(p: int, normalized: bool = True, variances: bool = True, seed: int = 
     return np.stack(rows)[None].astype(np.float32)
 
 
+def tied_scores(rng, n: int, p: int, c: int, grid: int = 8) -> np.ndarray:
+    """``[n, p * c]`` scores on a grid of ``grid + 1`` levels: many equal scores across priors, but
+    the classes of one prior differ (OpenVINO orders equal (score, prior) pairs of different
+    classes arbitrarily when keep_top_k cuts between them)."""
+    levels = np.stack([rng.permutation(grid + 1)[:c] for _ in range(n * p)]) / grid
+    return levels.reshape(n, p * c).astype(np.float32)
+
+
 def _head(version="opset8", p=8, c=3, arm=False, n=1, prior=None, **attrs):
     def make(ops):
         import importlib
@@ -46,7 +54,7 @@ def _head(version="opset8", p=8, c=3, arm=False, n=1, prior=None, **attrs):
 def _feeds(p=8, c=3, n=1, num_loc=1, arm=False, grid=8):
     def feeds(rng):
         out = {"loc": rng.normal(0, 1, (n, p * num_loc * 4)).astype(np.float32),
-               "conf": (np.round(rng.uniform(0, 1, (n, p * c)) * grid) / grid).astype(np.float32)}  # equal scores
+               "conf": tied_scores(rng, n, p, c, grid)}  # equal scores
         if arm:
             out["arm_conf"] = rng.uniform(0, 1, (n, p * 2)).astype(np.float32)
             out["arm_loc"] = rng.normal(0, 1, (n, p * num_loc * 4)).astype(np.float32)

@@ -180,6 +180,22 @@ def test_prior_image_id_minus_one_ends_the_priors(tmp_path):
     assert det[:4, 0].tolist() == [0, 0, 0, -1]
 
 
+@pytest.mark.parametrize("normalized", [True, False])
+def test_run_time_per_image_priors(tmp_path, normalized):
+    """Priors fed at run time, one set per image ([N, 2, P * S])."""
+    p, c, n = 8, 3, 2
+    loc, conf = ov_parameter([n, p * 4], name="loc"), ov_parameter([n, p * c], name="conf")
+    pri = ov_parameter([n, 2, p * (4 if normalized else 5)], name="priors")
+    attrs = dict(keep_top_k=[6], nms_threshold=0.3, confidence_threshold=0.2, code_type=CENTER, normalized=normalized,
+                 input_width=300, input_height=200)
+    xml = ov_save(tmp_path / "r.xml", o8.detection_output(loc, conf, pri, attrs), [loc, conf, pri])
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        feeds = dict(_feeds(rng, p, c, n=n), priors=np.concatenate([priors(p, normalized, seed=s) for s in (seed, 9)]))
+        det = _compare(xml, feeds)
+        assert set(det[:, 0]) >= {0, 1}
+
+
 @pytest.mark.parametrize("dtype,opset", [(np.float16, 14), (np.float32, 14), (np.float16, 21)])
 def test_f16_and_opsets(tmp_path, dtype, opset):
     """f16 activations are computed in f32 (as OpenVINO's CPU plugin does) and rounded once."""

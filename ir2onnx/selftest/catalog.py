@@ -40,6 +40,7 @@ from . import non_max_suppression
 from . import prior_box
 from . import region_yolo
 from . import ctc
+from . import detection_output
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -47,7 +48,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
-            prior_box, region_yolo, ctc)
+            prior_box, region_yolo, ctc, detection_output)
 
 
 def all_cases() -> list[Case]:

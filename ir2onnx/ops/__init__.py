@@ -15,6 +15,8 @@ from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, 
 from . import softmax  # noqa: F401  SoftMax-1/-8, LogSoftmax-5
 from . import comparison  # noqa: F401  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual
 from . import logical  # noqa: F401  LogicalNot, LogicalAnd, LogicalOr, LogicalXor-2, Select
+from . import bitwise  # noqa: F401  BitwiseAnd-13, BitwiseOr-13, BitwiseXor-13, BitwiseNot-13,
+#                                    BitwiseLeftShift-15, BitwiseRightShift-15
 from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1-4,
 #                                      ReduceL2-4
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2

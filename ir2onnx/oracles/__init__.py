@@ -7,7 +7,10 @@ from . import infrastructure  # noqa: F401  Const, Result
 from . import conversion  # noqa: F401  Convert, ConvertLike
 from . import elementwise  # noqa: F401  Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod,
 #                                        SquaredDifference, Power
-from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5
+from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5,
+#                                  Identity-16
+from . import finiteness  # noqa: F401  IsNaN-10, IsInf-10, IsFinite-10
+from . import hard_sigmoid  # noqa: F401  HardSigmoid
 from . import trigonometric  # noqa: F401  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh-4, Acosh-4,
 #                                          Atanh-4
 from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, HSwish-4, Swish-4, PReLU, Elu,

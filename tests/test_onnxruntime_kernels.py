@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import openvino.opset15 as ops
+import openvino.opset16 as o16
 from openvino.utils.node_factory import NodeFactory
 import pytest
 
@@ -94,6 +95,9 @@ UNARY = {
     "ScatterElementsUpdate": lambda x: ops.scatter_elements_update(
         x, _c(np.zeros((1, 3, 4))), ops.gather(x, _c([0]), _c(0)), _c(0)),
     "ScatterNDUpdate": lambda x: ops.scatter_nd_update(x, _c([[0]]), ops.gather(x, _c([0]), _c(0))),
+    "IsNaN": ops.is_nan, "IsInf": ops.is_inf, "IsFinite": ops.is_finite, "Identity": o16.identity,
+    "HardSigmoid": lambda x: ops.hard_sigmoid(x, ops.convert_like(_c(0.2, np.float32), x),
+                                              ops.convert_like(_c(0.5, np.float32), x)),
     "LogicalNot": ops.logical_not, "BitwiseNot": ops.bitwise_not, "MatMul": lambda x: ops.matmul(x, x, False, True),
     "Interpolate": lambda x: ops.interpolate(x, _c([6, 8]), "nearest", "sizes", axes=_c([1, 2])),
     "MaxPool": lambda x: ops.max_pool(x, [1], [1], [0], [0], [2]).output(0),

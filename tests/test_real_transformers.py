@@ -68,10 +68,20 @@ def test_other_batch_and_sequence(name):
             np.testing.assert_allclose(g, o, **TOL)
 
 
-def test_oracle_interpreter_on_bert():
-    """The oracles run the whole BERT graph and agree with onnxruntime."""
-    feeds = _feeds("bert")
-    got = run_onnx(REAL / "bert" / "model.xml", feeds)
-    want = list(evaluate(ir2onnx.load_ir(REAL / "bert" / "model.xml"), feeds).values())
+@pytest.mark.parametrize("name", list(MODELS))
+def test_oracle_interpreter_agrees(name):
+    """The oracles run each whole graph and agree with onnxruntime."""
+    feeds = _feeds(name)
+    got = run_onnx(REAL / name / "model.xml", feeds)
+    want = list(evaluate(ir2onnx.load_ir(REAL / name / "model.xml"), feeds).values())
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, **TOL)
+
+
+def test_cli_converts_and_verifies(tmp_path, capsys):
+    """``ir2onnx convert`` with its defaults (an onnxruntime session verifies the file)."""
+    from ir2onnx.cli import main
+
+    out = tmp_path / "gpt2.onnx"
+    assert main(["convert", str(REAL / "gpt2" / "model.xml"), "-o", str(out)]) == 0
+    assert out.is_file() and "wrote" in capsys.readouterr().err

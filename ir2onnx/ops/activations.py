@@ -42,18 +42,13 @@ def relu(ctx, layer, inputs):
     raise UnsupportedLayer(layer, f"ReLU on element type {name} is not supported")
 
 
-_CLIP_WIDER = {"i16": TensorProto.INT32, "u16": TensorProto.UINT32}  # onnxruntime's CPU Clip lacks them
-
-
 def _clip(ctx, x, lo, hi) -> str:
-    """Clip(x, lo[, hi]) in x's type; i16/u16 through i32/u32 (exact: the bounds are in range)."""
+    """Clip(x, lo[, hi]); i16/u16, which onnxruntime's CPU Clip lacks, through i32/u32 (exact)."""
     g, et = ctx.b, x.etype
-    wide = _CLIP_WIDER.get(et.name)
-    if wide is None:
-        return g.Clip(x, _scalar(ctx, lo, et), None if hi is None else _scalar(ctx, hi, et))
-    dtype = np.int32 if et.name == "i16" else np.uint32
-    bounds = [g.const(np.array(v, dtype), dtype, "bound") for v in (lo, hi) if v is not None]
-    return g.Cast(g.Clip(g.Cast(x, to=wide), *bounds), to=et.onnx)
+    wide = {"i16": (TensorProto.INT32, np.int32), "u16": (TensorProto.UINT32, np.uint32)}.get(et.name)
+    bounds = [g.const(np.array(v, wide[1] if wide else et.numpy), wide[1] if wide else et.numpy, "bound")
+              for v in (lo, hi) if v is not None]
+    return g.Clip(x, *bounds) if wide is None else g.Cast(g.Clip(g.Cast(x, to=wide[0]), *bounds), to=et.onnx)
 
 
 @lowers("Sigmoid", "opset1")
@@ -142,14 +137,14 @@ def gelu7(ctx, layer, inputs):
 def hswish(ctx, layer, inputs):
     """HSwish-4 -> HardSwish: x * min(max(x + 3, 0), 6) / 6 (f64, which onnxruntime's CPU
     HardSwish lacks: Add, Clip, Div, Mul)."""
-    g = ctx.b
-
-    def emit(x):
-        if x.etype.name != "f64":
-            return g.HardSwish(x)
-        six = _scalar(ctx, 6, x.etype)
-        return g.Mul(x, g.Div(g.Clip(g.Add(x, _scalar(ctx, 3, x.etype)), _scalar(ctx, 0, x.etype), six), six))
+    emit = lambda x: ctx.b.HardSwish(x) if x.etype.name != "f64" else ctx.b.Mul(x, _hard(ctx, x))  # noqa: E731
     return float_elementwise(ctx, layer, inputs, emit, lambda v: v * np.clip(v + 3, 0, 6) / 6)
+
+
+def _hard(ctx, x) -> str:
+    """min(max(x + 3, 0), 6) / 6 as Add, Clip, Div in x's type."""
+    g, six = ctx.b, _scalar(ctx, 6, x.etype)
+    return g.Div(g.Clip(g.Add(x, _scalar(ctx, 3, x.etype)), _scalar(ctx, 0, x.etype), six), six)
 
 
 @lowers("Swish", "opset4")
@@ -260,13 +255,7 @@ def _name(x) -> str:
 @lowers("HSigmoid", "opset5")
 def hsigmoid(ctx, layer, inputs):
     """HSigmoid-5 -> Add, Clip, Div: min(max(x + 3, 0), 6) / 6 (f16, f32, f64)."""
-    g = ctx.b
-
-    def emit(x):
-        six = _scalar(ctx, 6, x.etype)
-        return g.Div(g.Clip(g.Add(x, _scalar(ctx, 3, x.etype)), _scalar(ctx, 0, x.etype), six), six)
-
-    return float_elementwise(ctx, layer, inputs, emit, lambda v: np.clip(v + 3, 0, 6) / 6)
+    return float_elementwise(ctx, layer, inputs, lambda x: _hard(ctx, x), lambda v: np.clip(v + 3, 0, 6) / 6)
 
 
 @lowers("SoftSign", "opset9")

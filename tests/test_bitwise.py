@@ -1,6 +1,7 @@
 """BitwiseAnd/Or/Xor/Not-13 and BitwiseLeftShift/RightShift-15 on OpenVINO-written IR: bit for bit
 against the oracle, OpenVINO and numpy, for booleans and every integer type, with dynamic dims,
-broadcasting, constants folded, amounts outside [0, bits) and the opset-17 refusal."""
+broadcasting, constants folded, amounts outside [0, bits), at ONNX opset 18 (the Bitwise ops) and
+below (bit by bit)."""
 from __future__ import annotations
 
 import numpy as np
@@ -44,9 +45,8 @@ def test_and_or_xor(tmp_path, op, dtype):
         feeds = {"a": rng.integers(0, 2, (3, 4)).astype(bool), "b": np.array([0, 1, 0, 1], bool)}
     else:
         feeds = {"a": _values(rng, (3, 4), dtype), "b": _values(rng, (4,), dtype)}
-    _all_agree(xml, feeds, LOGIC[op][1](feeds["a"], feeds["b"]))
-    if dtype == np.bool_:  # And/Or/Xor exist in every opset
-        _all_agree(xml, feeds, LOGIC[op][1](feeds["a"], feeds["b"]), opset=14)
+    for opset in (14, 17, 18):  # below 18: bit by bit, without ONNX's Bitwise ops
+        _all_agree(xml, feeds, LOGIC[op][1](feeds["a"], feeds["b"]), opset=opset)
 
 
 @pytest.mark.parametrize("dtype", INTS + [np.bool_])
@@ -55,14 +55,24 @@ def test_not(tmp_path, dtype):
     xml = ov_save(tmp_path / "m.xml", ops.bitwise_not(x), [x])
     rng = np.random.default_rng(4)
     feed = rng.integers(0, 2, (2, 5)).astype(bool) if dtype == np.bool_ else _values(rng, (2, 5), dtype)
-    _all_agree(xml, {"x": feed}, np.invert(feed))
+    for opset in (17, 18):
+        _all_agree(xml, {"x": feed}, np.invert(feed), opset=opset)
 
 
-def test_integer_logic_needs_opset_18(tmp_path):
-    a, b = ov_parameter([3], np.int32, "a"), ov_parameter([3], np.int32, "b")
-    xml = ov_save(tmp_path / "m.xml", ops.bitwise_and(a, b), [a, b])
-    with pytest.raises(UnsupportedLayer, match="BitwiseAnd on i32.*opset >= 18.*--opset 18"):
-        convert(xml, opset=17)
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8])
+def test_integer_logic_below_opset_18_every_bit(tmp_path, dtype):
+    """The bit-by-bit form at opset 17, on the extreme bit patterns (sign bit, all ones), with
+    scalar and rank-3 operands broadcast; no ONNX Bitwise op is emitted."""
+    a, b = ov_parameter([], dtype, "a"), ov_parameter([2, 1, 3], dtype, "b")
+    xml = ov_save(tmp_path / "m.xml", [f(a, b) for f, _ in LOGIC.values()], [a, b])
+    info = np.iinfo(dtype)
+    b_val = np.array([info.min, info.max, 0, 1, -1 if info.min else info.max - 1, 5], dtype).reshape(2, 1, 3)
+    for a_val in (info.min, info.max, 0x55 if dtype == np.int8 else 0x5555):
+        feeds = {"a": np.array(a_val, dtype), "b": b_val}
+        got = run_onnx(xml, feeds, opset=17)
+        for g, (_, fn) in zip(got, LOGIC.values()):
+            assert_bitexact(g, fn(feeds["a"], feeds["b"]))
+    assert not {"BitwiseAnd", "BitwiseOr", "BitwiseXor"} & {n.op_type for n in convert(xml, opset=17).graph.node}
 
 
 def test_float_operands_are_invalid(tmp_path):

@@ -1,7 +1,12 @@
 """BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot (-13) and BitwiseLeftShift, BitwiseRightShift (-15).
 
 Booleans -> And, Or, Xor, Not (any opset); integers -> BitwiseAnd, BitwiseOr, BitwiseXor,
-BitwiseNot (ONNX opset >= 18; onnxruntime's CPU provider has them for every integer type).
+BitwiseNot (ONNX opset >= 18; onnxruntime's CPU provider has them for every integer type). Below
+opset 18, exactly by bits: the operands (Cast to the unsigned type of the same width) are spread
+into their n bits along a new last axis (BitShift left by n-1-k, then right by n-1: bit k as 0/1),
+combined per bit (and: a*b, or: a+b-a*b, xor: a+b-2ab), weighted by 2^k in i64, summed
+(ReduceSum; 64-bit types in two 32-bit halves, joined by BitShift and Add in u64) and Cast back;
+not: Sub(all ones, x).
 
 Shifts: ONNX BitShift is unsigned-only and says nothing of amounts outside ``[0, bits)``, which
 the spec leaves undefined. ir2onnx defines them as PyTorch does (the framework whose ``<<`` and
@@ -45,38 +50,82 @@ def _binary(ctx, layer, inputs, onnx_int: str, onnx_bool: str, fold):
         return [np.asarray(fold(a.value(), b.value())).astype(a.etype.numpy)]
     if name == "boolean":
         return [ctx.b.op(onnx_bool, a, b)]
-    ctx.require_opset(layer, 18, f"{layer.type} on {name} (ONNX {onnx_int})")
+    if ctx.opset < 18:
+        return [_by_bits(ctx, a, b, onnx_bool)]
     return [ctx.b.op(onnx_int, a, b)]
+
+
+def _unsigned(ctx, x):
+    """``x`` as the unsigned type of its width (a bit-preserving Cast for signed types)."""
+    return ctx.b.Cast(x, to=_SAME_WIDTH_UNSIGNED[x.etype.name]) if x.etype.name in _SAME_WIDTH_UNSIGNED else x
+
+
+def _by_bits(ctx, a, b, op: str) -> str:
+    """And/Or/Xor of integers without ONNX's Bitwise ops (opset < 18), bit by bit (see above)."""
+    g, et = ctx.b, a.etype
+    n = et.bits
+    udtype = np.dtype(f"uint{n}")
+    left = g.const(np.arange(n - 1, -1, -1).astype(udtype), udtype, "to_top")
+    down = g.const(np.array(n - 1, udtype), udtype, "to_bottom")
+    last = g.const([-1], np.int64, "last_axis")
+
+    def spread(x):  # [..., n]: bit k of x at position k, as 0 or 1
+        top = g.BitShift(g.Unsqueeze(_unsigned(ctx, x), last), left, direction="LEFT")
+        return g.BitShift(top, down, direction="RIGHT")
+
+    p, q = spread(a), spread(b)
+    both = g.Mul(p, q)
+    bits = {"And": both, "Or": g.Sub(g.Add(p, q), both), "Xor": g.Sub(g.Add(p, q), g.Add(both, both))}[op]
+    # onnxruntime's int64 ReduceSum accumulates in double: sums stay below 2^32 (exact), so 64-bit
+    # values are summed in two halves joined by a shift in u64
+    weights = g.const([1 << k for k in range(min(n, 32))], np.int64, "bit_weights")
+
+    def total(part):
+        return g.ReduceSum(g.Mul(g.Cast(part, to=TensorProto.INT64), weights), last, keepdims=0)
+
+    if n <= 32:
+        return g.Cast(total(bits), to=et.onnx)
+    halves = [g.Cast(total(g.Slice(bits, g.const([k], np.int64, "start"), g.const([k + 32], np.int64, "stop"), last)),
+                     to=TensorProto.UINT64) for k in (0, 32)]
+    high = g.BitShift(halves[1], g.const(np.array(32, np.uint64), np.uint64, "half"), direction="LEFT")
+    return g.Cast(g.Add(halves[0], high), to=et.onnx)
 
 
 @lowers("BitwiseAnd", "opset13")
 def bitwise_and(ctx, layer, inputs):
-    """BitwiseAnd-13 (a, b) -> And (boolean) or BitwiseAnd (integers, opset >= 18)."""
+    """BitwiseAnd-13 (a, b) -> And (boolean) or BitwiseAnd (integers, opset >= 18; below: Cast,
+    Unsqueeze, BitShift, BitShift, Mul, Cast, Mul, ReduceSum, Cast)."""
     return _binary(ctx, layer, inputs, "BitwiseAnd", "And", np.bitwise_and)
 
 
 @lowers("BitwiseOr", "opset13")
 def bitwise_or(ctx, layer, inputs):
-    """BitwiseOr-13 (a, b) -> Or (boolean) or BitwiseOr (integers, opset >= 18)."""
+    """BitwiseOr-13 (a, b) -> Or (boolean) or BitwiseOr (integers, opset >= 18; below: per bit
+    a + b - a*b, as BitwiseAnd)."""
     return _binary(ctx, layer, inputs, "BitwiseOr", "Or", np.bitwise_or)
 
 
 @lowers("BitwiseXor", "opset13")
 def bitwise_xor(ctx, layer, inputs):
-    """BitwiseXor-13 (a, b) -> Xor (boolean) or BitwiseXor (integers, opset >= 18)."""
+    """BitwiseXor-13 (a, b) -> Xor (boolean) or BitwiseXor (integers, opset >= 18; below: per bit
+    a + b - 2ab, as BitwiseAnd)."""
     return _binary(ctx, layer, inputs, "BitwiseXor", "Xor", np.bitwise_xor)
 
 
 @lowers("BitwiseNot", "opset13")
 def bitwise_not(ctx, layer, inputs):
-    """BitwiseNot-13 (data) -> Not (boolean) or BitwiseNot (integers, opset >= 18)."""
+    """BitwiseNot-13 (data) -> Not (boolean) or BitwiseNot (integers, opset >= 18; below: Cast,
+    Sub(all ones, x), Cast)."""
     x = inputs[0]
     name = _etype(layer, x)
     if foldable(x):
         return [np.invert(x.value())]
     if name == "boolean":
         return [ctx.b.Not(x)]
-    ctx.require_opset(layer, 18, f"BitwiseNot on {name} (ONNX BitwiseNot)")
+    if ctx.opset < 18:  # ~x = (2^n - 1) - x in the unsigned type of the same width: no borrow
+        udtype = np.dtype(f"uint{x.etype.bits}")
+        ones = ctx.b.const(np.array(np.iinfo(udtype).max, udtype), udtype, "all_ones")
+        return [ctx.b.Cast(ctx.b.Sub(ones, _unsigned(ctx, x)), to=x.etype.onnx)]
     return [ctx.b.BitwiseNot(x)]
 
 

@@ -1,6 +1,6 @@
 """Selftest cases of BitwiseAnd/Or/Xor/Not-13 and BitwiseLeftShift/RightShift-15. All are
-compared bit for bit with the oracle (integer And/Or/Xor/Not at ONNX opset 18, which has the
-Bitwise ops); the shifts' amounts stay in [0, bits), where the spec
+compared bit for bit with the oracle (and/int32 at ONNX opset 18, which has the Bitwise ops, the
+others at the run's opset: bit by bit below 18); the shifts' amounts stay in [0, bits), where the spec
 defines them (beyond, OpenVINO's CPU plugin shifts modulo 32: tests/test_bitwise.py)."""
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _logic(op, dtype):
     return Case(f"bitwise_{op}/{kind}", (f"Bitwise{op.capitalize()}", "opset13"),
                 ov_build(binary(f"bitwise_{op}", [2, 4], [4], dtype)), inputs=feeds,
                 expect={"y": lambda f, op=op: NP[op](f["a"], f["b"])},
-                min_opset=None if dtype == np.bool_ else 18)
+                min_opset=18 if dtype == np.int32 else None)
 
 
 CASES = [
@@ -43,7 +43,7 @@ CASES = [
     Case("bitwise_not/bool", ("BitwiseNot", "opset13"), ov_build(unary("bitwise_not", shape=(2, 4), dtype=np.bool_)),
          inputs=_bools([("x", (2, 4))]), expect={"y": lambda f: ~f["x"]}),
     Case("bitwise_not/i8", ("BitwiseNot", "opset13"), ov_build(unary("bitwise_not", shape=(2, 4), dtype=np.int8)),
-         inputs=_ints(np.int8, [("x", (2, 4))]), expect={"y": lambda f: ~f["x"]}, min_opset=18),
+         inputs=_ints(np.int8, [("x", (2, 4))]), expect={"y": lambda f: ~f["x"]}),
     Case("bitwise_left_shift/i32", ("BitwiseLeftShift", "opset15"),
          ov_build(binary("bitwise_left_shift", [2, 4], [4], np.int32)), inputs=_shift_feeds(np.int32, 20),
          expect={"y": lambda f: f["a"] << f["b"]}),

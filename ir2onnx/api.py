@@ -31,7 +31,7 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     """
     conv = convert_graph(_graph(model, weights), opset)
     proto = conv.to_model_proto()
-    if verify:
+    if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, opset)
     return proto
 

@@ -9,6 +9,7 @@ import onnx
 from .ir.graph import Graph
 from .ir.reader import load_ir
 from .lowering.convert import DEFAULT_OPSET, Converted, convert_graph
+from .verify import verify_model
 from .writer import save
 
 __all__ = ["load_ir", "convert", "convert_file", "convert_graph", "Converted"]
@@ -19,25 +20,35 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
-            opset: int = DEFAULT_OPSET) -> onnx.ModelProto:
+            opset: int = DEFAULT_OPSET, verify: bool = True) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
-    unsupported models. For models of hundreds of MiB prefer :func:`convert_file`, which never
-    holds the weights in memory.
+    unsupported models. ``verify`` creates an onnxruntime CPU session for the result, so a node
+    onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
+    For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
+    memory.
     """
-    return convert_graph(_graph(model, weights), opset).to_model_proto()
+    conv = convert_graph(_graph(model, weights), opset)
+    proto = conv.to_model_proto()
+    if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
+        verify_model(proto.SerializeToString(), conv.node_layers, opset)
+    return proto
 
 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int = DEFAULT_OPSET,
-                 external_data: bool | None = None) -> Path:
+                 external_data: bool | None = None, verify: bool = True) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
-    The file is checked with ``onnx.checker`` (full_check) and written atomically.
-    ``external_data=None`` writes ``OUTPUT.data`` only for models over 2 GiB.
+    The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
+    CPU session for it (``verify=False`` skips that, for very large models) and written
+    atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
+    only for models over 2 GiB.
     """
     graph = _graph(model, weights)
     if output is None:
         output = Path(graph.xml_path).with_suffix(".onnx")
-    return save(convert_graph(graph, opset), output, external_data=external_data)
+    conv = convert_graph(graph, opset)
+    check = (lambda path: verify_model(path, conv.node_layers, opset)) if verify else None
+    return save(conv, output, external_data=external_data, verify=check)

@@ -22,8 +22,9 @@ def _add_convert(sub) -> None:
     p = sub.add_parser(
         "convert", help="convert an IR model to ONNX",
         description="Convert an OpenVINO IR model (model.xml + model.bin) to ONNX. The output is "
-                    "checked with onnx.checker (full_check) and written atomically: on any error "
-                    "nothing is written.",
+                    "checked with onnx.checker (full_check), verified by creating an onnxruntime "
+                    "CPU session (a node onnxruntime has no kernel for is refused, naming its "
+                    "layer) and written atomically: on any error nothing is written.",
         epilog="example:\n  ir2onnx convert model.xml -o model.onnx --opset 17\n"
                "  ir2onnx convert model.xml -w weights.bin --external-data",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,6 +34,9 @@ def _add_convert(sub) -> None:
     p.add_argument("--opset", type=int, default=None, help="ONNX opset of the output (default 17)")
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
+    p.add_argument("--no-verify", action="store_true",
+                   help="do not create an onnxruntime CPU session to verify the file (for very "
+                        "large models: the session loads every weight)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -98,7 +102,7 @@ def cmd_convert(args) -> int:
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
     convert_file(args.model, out, args.weights, opset=_opset(args),
-                 external_data=True if args.external_data else None)
+                 external_data=True if args.external_data else None, verify=not args.no_verify)
     print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 

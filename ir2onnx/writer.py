@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import onnx
 from onnx import TensorProto
@@ -139,10 +140,12 @@ def needs_external_data(conv: Converted) -> bool:
 
 
 def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | None = None,
-         check: bool = True) -> Path:
+         check: bool = True, verify: Callable[[Path], None] | None = None) -> Path:
     """Write ``conv`` to ``output`` (plus ``output.data`` with external data), atomically.
 
     ``external_data=None`` chooses external data only when the model is over the protobuf limit.
+    ``verify(path)`` runs on the finished temporary file before it is moved into place: when it
+    raises, nothing is written.
     """
     output = Path(output)
     if external_data is None:
@@ -166,6 +169,8 @@ def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | No
             except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise Ir2OnnxError(f"internal error: the ONNX model failed onnx.checker: {first}") from e
+        if verify is not None:
+            verify(tmp)
         if external_data:
             os.replace(tmpdir / (output.name + ".data"), output.parent / (output.name + ".data"))
         os.replace(tmp, output)

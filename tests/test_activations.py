@@ -232,3 +232,34 @@ def test_prelu_f32_slope_on_f16_data(tmp_path, version):
     narrow = np.where(xv < 0, xv * np.float16(0.1), xv)[:, :1]
     assert np.count_nonzero(narrow != got[:, :1]) > 10, "the slope was cast to f16 before the product"
     np.testing.assert_array_equal(evaluate(ir2onnx.load_ir(xml), {"x": xv})["y"], got)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+def test_relu_and_clamp_on_16_bit_integers(tmp_path, dtype):
+    """onnxruntime's CPU Clip has no 16-bit kernels: Clip runs in i32/u32, bit for bit."""
+    x = ov_parameter([None, 6], dtype, "x")
+    xml = ov_save(tmp_path / "m.xml", [ops.relu(x), ops.clamp(x, 2.5, 300.5)], [x])
+    info = np.iinfo(dtype)
+    data = np.array([[info.min, -5 if info.min else 1, 0, 3, 301, info.max]], dtype)
+    got = run_onnx(xml, {"x": data})
+    want = list(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())
+    for g, w, o in zip(got, want, run_openvino(xml, {"x": data})):
+        assert_bitexact(g, w, "oracle")
+        assert_bitexact(g, o, "openvino")
+    assert_bitexact(got[0], np.maximum(data, 0))
+    assert_bitexact(got[1], np.clip(data, 3, 300).astype(dtype))
+
+
+def test_hswish_f64_and_gelu_erf_f64(tmp_path):
+    """onnxruntime's CPU provider has no f64 HardSwish (an Add/Clip/Div/Mul chain instead) and
+    no f64 Erf/Gelu (Gelu erf on f64 is refused; the tanh form converts)."""
+    x = ov_parameter([None, 5], np.float64, "x")
+    xml = ov_save(tmp_path / "h.xml", [ops.hswish(x), ops7.gelu(x, "tanh")], [x])
+    data = np.array([[-4.0, -3.0, -1.5, 0.7, 3.5]])
+    got = run_onnx(xml, {"x": data})
+    np.testing.assert_allclose(got[0], data * np.clip(data + 3, 0, 6) / 6, rtol=1e-15, atol=1e-300)
+    want = list(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-15)
+    erf = ov_save(tmp_path / "g.xml", ops7.gelu(x, "erf"), [x])
+    with pytest.raises(UnsupportedLayer, match="Gelu.*f64.*no f64 Erf"):
+        convert(erf)

@@ -86,3 +86,45 @@ def test_console_script_and_version(tmp_path):
 def test_no_command_is_a_usage_error():
     p = _cli()
     assert p.returncode == 2 and "usage:" in p.stderr
+
+
+# -- verification: a node onnxruntime's CPU provider cannot run is refused at conversion ----------
+def _kernel_gap(tmp_path, monkeypatch):
+    """An IR whose Select on i16 is lowered (by a stand-in lowering) to a plain Where, for which
+    onnxruntime's CPU provider has no i16 kernel: valid ONNX that onnxruntime cannot run."""
+    import openvino.opset15 as ops
+
+    from ir2onnx.lowering.registry import LOWERINGS
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    monkeypatch.setitem(LOWERINGS, ("Select", "opset1"), lambda ctx, layer, inputs: [ctx.b.Where(*inputs)])
+    c, t, e = ov_parameter([3], np.bool_, "c"), ov_parameter([3], np.int16, "t"), ov_parameter([3], np.int16, "e")
+    node = ops.select(c, t, e)
+    node.set_friendly_name("mask/select")
+    return ov_save(tmp_path / "gap.xml", node, [c, t, e])
+
+
+def test_convert_refuses_a_kernel_gap_naming_the_layer(capsys, tmp_path, monkeypatch):
+    xml = _kernel_gap(tmp_path, monkeypatch)
+    out = tmp_path / "out" / "gap.onnx"
+    assert main(["convert", str(xml), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "'mask/select' (Select-opset1" in err and "Where" in err and "CPU provider" in err
+    assert not out.exists() and not list(out.parent.iterdir())  # nothing, not even a temporary file
+    assert main(["convert", str(xml), "-o", str(out), "--no-verify"]) == 0
+    assert out.is_file()
+
+
+def test_api_verifies_unless_told_not_to(tmp_path, monkeypatch):
+    import ir2onnx
+    from ir2onnx.errors import UnsupportedLayer
+
+    xml = _kernel_gap(tmp_path, monkeypatch)
+    for convert in (lambda **kw: ir2onnx.convert(xml, **kw),
+                    lambda **kw: ir2onnx.convert_file(xml, tmp_path / "g.onnx", **kw)):
+        with pytest.raises(UnsupportedLayer, match="'mask/select'.*cannot run the ONNX node 'mask/select/Where"):
+            convert()
+        assert not (tmp_path / "g.onnx").exists()
+    assert ir2onnx.convert(xml, verify=False).graph.node[0].op_type == "Where"
+    assert ir2onnx.convert_file(xml, tmp_path / "g.onnx", verify=False).is_file()

@@ -171,3 +171,20 @@ def test_gather_f16_out_of_range_keeps_signalling_nans(tmp_path, axis, negative)
         if -size <= i < size:
             np.moveaxis(expected, axis, 0)[k] = np.take(data, i, axis=axis)
     assert_bitexact(y, expected)
+
+
+@pytest.mark.parametrize("module", [ops1, ops7, ops])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.uint16, np.uint64])
+def test_gather_runtime_indices_types_without_where(tmp_path, module, dtype):
+    """Types onnxruntime's CPU Where lacks (boolean: the attention masks of BERT-like models) are
+    masked by an appended zero slab; with batch_dims too. Out-of-range indices give zeros."""
+    x, i = _param([None, 4], dtype), _param([2, 3], np.int64, "i")
+    j = _param([3, 2], np.int64, "j")
+    extra = [module.gather(x, j, const(1), 1)] if module is not ops1 else []
+    xml = save_model(tmp_path, [module.gather(x, i, const(1)), *extra], [x, i, j][:2 + len(extra)])
+    data = iota((3, 4)) % 3 == 1 if dtype == np.bool_ else iota((3, 4), dtype)
+    feeds = {"x": data, "i": np.array([[0, 3, 4], [-1, -5, 2]], np.int64), "j": np.array([[1, 9], [-4, 0], [3, 2]])}
+    got = all_outputs_bitexact(xml, {k: v for k, v in feeds.items() if k in ("x", "i") or extra})
+    negative = module is ops
+    expected = np.where(np.array([[1, 1, 0], [negative, 0, 1]], bool), data[:, [[0, 3, 0], [3, 0, 2]]], 0)
+    assert_bitexact(got[0], expected.astype(dtype))

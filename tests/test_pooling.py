@@ -191,3 +191,14 @@ def test_dynamic_spatial_dims_with_ceil_are_refused(tmp_path):
     xml = _save(tmp_path, ov.PartialShape([1, 2, -1, -1]), make)
     with pytest.raises(InvalidLayer, match="output size is only known at run time"):
         convert(xml)
+
+
+def test_avg_pool_f64_is_refused(tmp_path):
+    """onnxruntime's CPU provider has no f64 AveragePool kernel: refused, not a file it cannot run."""
+    from ir2onnx.errors import UnsupportedLayer
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x = ov_parameter([1, 2, 4, 4], np.float64, "x")
+    xml = ov_save(tmp_path / "a.xml", ops.avg_pool(x, [1, 1], [0, 0], [0, 0], [2, 2], True), [x])
+    with pytest.raises(UnsupportedLayer, match="f64"):
+        convert(xml)

@@ -100,3 +100,18 @@ def test_constant_unary_folds(tmp_path):
     # OpenVINO 2026.4's CPU plugin drops this Abs (measured: Abs(Negative(Ceiling(c))) gives
     # [1, -1, -2] for c = [-1.5, 0.2, 2]), so its result keeps the signs
     np.testing.assert_allclose(np.abs(ov_out), got, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint64, np.float16])
+def test_identity16(tmp_path, dtype):
+    """Identity-16 passes any element type through unchanged (no node), alone and in a chain."""
+    import openvino.opset16 as o16
+
+    x = ov_parameter([None, 3], dtype, "x")
+    xml = ov_save(tmp_path / "i.xml", [o16.identity(x), ops.concat([o16.identity(x), x], 0)], [x])
+    data = (np.arange(6).reshape(2, 3) % 2).astype(dtype)
+    got = run_onnx(xml, {"x": data})
+    assert_bitexact(got[0], data)
+    assert_bitexact(got[1], np.concatenate([data, data]))
+    assert_bitexact(got[0], run_openvino(xml, {"x": data})[0], "openvino")
+    assert [n.op_type for n in ir2onnx.convert(xml).graph.node].count("Identity") <= 2  # the outputs only

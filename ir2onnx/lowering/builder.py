@@ -144,6 +144,7 @@ class Builder:
         self._used: set[str] = set()
         self._small: dict[tuple, str] = {}
         self.layer_name = "node"  # prefix for node names, set per layer by the converter
+        self.node_layers: dict[str, str] = {}  # node name -> the name of the layer that made it
 
     def unique(self, hint: str) -> str:
         base = _SAFE.sub("_", hint) or "t"
@@ -172,6 +173,7 @@ class Builder:
         attrs = {k: v for k, v in attrs.items() if v is not None}
         node = helper.make_node(op_type, ins, outs, name=self.unique(f"{self.layer_name}/{op_type}#"), **attrs)
         self.nodes.append(node)
+        self.node_layers[node.name] = self.layer_name
         return outs[0] if _outputs == 1 and _names is None else outs
 
     def __getattr__(self, op_type: str) -> Callable[..., Any]:

@@ -52,6 +52,7 @@ class Converted:
 
     model: onnx.ModelProto  # initializers absent; `tensors` lists them
     tensors: list[TensorEntry]
+    node_layers: dict[str, Layer] = field(default_factory=dict)  # ONNX node name -> its IR layer
 
     @property
     def weight_bytes(self) -> int:
@@ -115,7 +116,9 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
     )
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
-    return Converted(model, b.tensors)
+    by_name = {layer.name: layer for layer in reversed(graph.order)}  # the first of equal names
+    node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
+    return Converted(model, b.tensors, node_layers)
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:

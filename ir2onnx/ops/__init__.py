@@ -7,7 +7,10 @@ from . import infrastructure  # noqa: F401  Parameter, Const, Result
 from . import conversion  # noqa: F401  Convert, ConvertLike
 from . import elementwise  # noqa: F401  Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod,
 #                                        SquaredDifference, Power
-from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5
+from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5,
+#                                  Identity-16
+from . import finiteness  # noqa: F401  IsNaN-10, IsInf-10, IsFinite-10
+from . import hard_sigmoid  # noqa: F401  HardSigmoid
 from . import trigonometric  # noqa: F401  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh-4, Acosh-4,
 #                                          Atanh-4
 from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, HSwish-4, Swish-4, PReLU, Elu,
@@ -15,6 +18,8 @@ from . import activations  # noqa: F401  ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, 
 from . import softmax  # noqa: F401  SoftMax-1/-8, LogSoftmax-5
 from . import comparison  # noqa: F401  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual
 from . import logical  # noqa: F401  LogicalNot, LogicalAnd, LogicalOr, LogicalXor-2, Select
+from . import bitwise  # noqa: F401  BitwiseAnd-13, BitwiseOr-13, BitwiseXor-13, BitwiseNot-13,
+#                                    BitwiseLeftShift-15, BitwiseRightShift-15
 from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1-4,
 #                                      ReduceL2-4
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2

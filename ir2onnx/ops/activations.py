@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
@@ -37,8 +38,17 @@ def relu(ctx, layer, inputs):
     if name in ("i8", "i16", "i32", "i64"):
         if foldable(x):
             return [np.maximum(x.value(), 0).astype(x.etype.numpy)]
-        return [ctx.b.Clip(x, _scalar(ctx, 0, x.etype))]
+        return [_clip(ctx, x, 0, None)]
     raise UnsupportedLayer(layer, f"ReLU on element type {name} is not supported")
+
+
+def _clip(ctx, x, lo, hi) -> str:
+    """Clip(x, lo[, hi]); i16/u16, which onnxruntime's CPU Clip lacks, through i32/u32 (exact)."""
+    g, et = ctx.b, x.etype
+    wide = {"i16": (TensorProto.INT32, np.int32), "u16": (TensorProto.UINT32, np.uint32)}.get(et.name)
+    bounds = [g.const(np.array(v, wide[1] if wide else et.numpy), wide[1] if wide else et.numpy, "bound")
+              for v in (lo, hi) if v is not None]
+    return g.Clip(x, *bounds) if wide is None else g.Cast(g.Clip(g.Cast(x, to=wide[0]), *bounds), to=et.onnx)
 
 
 @lowers("Sigmoid", "opset1")
@@ -79,7 +89,7 @@ def clamp(ctx, layer, inputs):
     lo, hi = clamp_bounds(layer, x.etype)
     if foldable(x):
         return [np.clip(x.value(), np.asarray(lo, x.etype.numpy), np.asarray(hi, x.etype.numpy))]
-    return [ctx.b.Clip(x, _scalar(ctx, lo, x.etype), _scalar(ctx, hi, x.etype))]
+    return [_clip(ctx, x, lo, hi)]
 
 
 def _gelu(ctx, layer, inputs, mode: str):
@@ -94,6 +104,9 @@ def _gelu(ctx, layer, inputs, mode: str):
         else:
             y = 0.5 * v * (1 + _erf(v / math.sqrt(2)))
         return [y.astype(et.numpy)]
+    if et.name == "f64" and mode != "tanh":
+        raise UnsupportedLayer(layer, "Gelu (erf) on f64 is not supported: onnxruntime's CPU provider "
+                                      "has no f64 Erf or Gelu kernel")
     if ctx.opset >= 20:
         return [g.Gelu(x, approximate="tanh" if mode == "tanh" else "none")]
     half_x = g.Mul(x, _scalar(ctx, 0.5, et))
@@ -122,8 +135,16 @@ def gelu7(ctx, layer, inputs):
 
 @lowers("HSwish", "opset4")
 def hswish(ctx, layer, inputs):
-    """HSwish-4 -> HardSwish: x * min(max(x + 3, 0), 6) / 6."""
-    return float_elementwise(ctx, layer, inputs, ctx.b.HardSwish, lambda v: v * np.clip(v + 3, 0, 6) / 6)
+    """HSwish-4 -> HardSwish: x * min(max(x + 3, 0), 6) / 6 (f64, which onnxruntime's CPU
+    HardSwish lacks: Add, Clip, Div, Mul)."""
+    emit = lambda x: ctx.b.HardSwish(x) if x.etype.name != "f64" else ctx.b.Mul(x, _hard(ctx, x))  # noqa: E731
+    return float_elementwise(ctx, layer, inputs, emit, lambda v: v * np.clip(v + 3, 0, 6) / 6)
+
+
+def _hard(ctx, x) -> str:
+    """min(max(x + 3, 0), 6) / 6 as Add, Clip, Div in x's type."""
+    g, six = ctx.b, _scalar(ctx, 6, x.etype)
+    return g.Div(g.Clip(g.Add(x, _scalar(ctx, 3, x.etype)), _scalar(ctx, 0, x.etype), six), six)
 
 
 @lowers("Swish", "opset4")
@@ -246,13 +267,7 @@ def _name(x) -> str:
 @lowers("HSigmoid", "opset5")
 def hsigmoid(ctx, layer, inputs):
     """HSigmoid-5 -> Add, Clip, Div: min(max(x + 3, 0), 6) / 6 (f16, f32, f64)."""
-    g = ctx.b
-
-    def emit(x):
-        six = _scalar(ctx, 6, x.etype)
-        return g.Div(g.Clip(g.Add(x, _scalar(ctx, 3, x.etype)), _scalar(ctx, 0, x.etype), six), six)
-
-    return float_elementwise(ctx, layer, inputs, emit, lambda v: np.clip(v + 3, 0, 6) / 6)
+    return float_elementwise(ctx, layer, inputs, lambda x: _hard(ctx, x), lambda v: np.clip(v + 3, 0, 6) / 6)
 
 
 @lowers("SoftSign", "opset9")

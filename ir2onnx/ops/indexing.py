@@ -24,6 +24,9 @@ from ..lowering.shape_vectors import elements_of, vector_value
 from ..lowering.shapes import dims_of, i64
 
 
+_WHERE_TYPES = ("f32", "f64", "i8", "i32", "i64", "u8", "u32")  # onnxruntime's CPU Where (f16 aside)
+
+
 def _gather(ctx, layer, inputs, negative: bool):
     data, indices, axis_v = inputs
     if data.shape is None:
@@ -71,9 +74,10 @@ def _masked_gather(ctx, data: Value, indices: Value, axis: int, rank: int, negat
     s = i64(g, size) if size is not None else g.Squeeze(dims_of(g, data, axis, axis + 1), i64(g, [0]))
     low = g.Neg(s) if negative else i64(g, 0)
     valid = g.And(g.GreaterOrEqual(idx, low), g.Less(idx, s))
-    # f16: no Where on the data (onnxruntime's f16 Where quiets signalling NaNs): a zero slab is
-    # appended along the axis and out-of-range indices pick it
-    by_index = data.etype.name in exact.QUIETING
+    # f16 (onnxruntime's f16 Where quiets signalling NaNs) and the types onnxruntime's CPU Where
+    # lacks (boolean, i16, u16, u64, bf16 ...): no Where on the data; a zero slab is appended
+    # along the axis and out-of-range indices pick it
+    by_index = data.etype.name in exact.QUIETING or data.etype.name not in _WHERE_TYPES
     if by_index and negative:  # the slab sits at index `size`: count negative indices from there
         idx = g.Where(g.Less(idx, i64(g, 0)), g.Add(idx, s), idx)
     safe = g.Where(valid, idx, s if by_index else i64(g, 0))

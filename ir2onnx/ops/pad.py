@@ -1,6 +1,7 @@
 """Pad-1 and Pad-12 with constant pads_begin / pads_end.
 
-constant / edge / reflect -> Pad (mode, constant pad_value); symmetric (which ONNX lacks) ->
+constant / edge / reflect -> Pad (mode, constant pad_value; i16/u16, which onnxruntime's CPU Pad
+lacks, through a Cast to i32/u32 and back); symmetric (which ONNX lacks) ->
 Concat of reversed Slices per padded axis. Negative pads (Pad-12) crop: the positive part is
 padded first and the crop is a Slice afterwards, so reflections refer to the original edges, as
 in the spec's mixed-pads examples.
@@ -8,6 +9,7 @@ in the spec's mixed-pads examples.
 from __future__ import annotations
 
 import numpy as np
+from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints, foldable
@@ -15,6 +17,7 @@ from ..lowering.registry import lowers
 from ..lowering.shapes import INT64_MAX, i64
 
 INT64_MIN = -INT64_MAX - 1
+_PAD_WIDER = {"i16": TensorProto.INT32, "u16": TensorProto.UINT32}  # exact round trips
 
 
 def _symmetric(g, x, begins: list[int], ends: list[int]):
@@ -87,7 +90,12 @@ def _emit(ctx, data, begins, ends, mode, value_v):
             value = None
             if mode == "constant" and value_v is not None:
                 value = value_v if value_v.shape == () else g.Reshape(value_v, g.const([], np.int64, "scalar_shape"))
+            wide = _PAD_WIDER.get(data.etype.name)  # onnxruntime's CPU Pad lacks i16/u16: i32/u32
+            if wide is not None:
+                x, value = g.Cast(x, to=wide), None if value is None else g.Cast(value, to=wide)
             x = g.Pad(x, i64(g, grow_b + grow_e, "pads"), value, mode=mode)
+            if wide is not None:
+                x = g.Cast(x, to=data.etype.onnx)
     if min(begins + ends) < 0:
         axes = [i for i, (b, e) in enumerate(zip(begins, ends)) if b < 0 or e < 0]
         starts = [-min(begins[i], 0) for i in axes]

@@ -32,7 +32,7 @@ from ..lowering.shapes import i64
 from ..lowering.windows import attr_ints, same_pads
 
 MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
-AVG_TYPES = ("f16", "f32", "f64")  # ONNX AveragePool (onnxruntime's CPU: f16, f32)
+AVG_TYPES = ("f16", "f32")  # onnxruntime's CPU AveragePool (no f64 kernel: f64 is refused)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Element-wise unary math: Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign (all -1) and
-Round-5.
+"""Element-wise unary math: Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign (all -1),
+Round-5 and Identity-16 (the input itself: no node).
 
 Small constant inputs are folded at convert time (float64, rounded once to the input type).
 Integer inputs follow OpenVINO: Floor, Ceiling and Round leave them unchanged, Negative and Abs
@@ -154,3 +154,9 @@ def round5(ctx, layer, inputs):
         return g.Where(tie, g.Add(r, s), r)
 
     return float_elementwise(ctx, layer, inputs, emit, round_away if away else np.round)
+
+
+@lowers("Identity", "opset16")
+def identity(ctx, layer, inputs):
+    """Identity-16 (data) -> the input itself (no node; a model output gets its Identity from Result)."""
+    return [inputs[0]]

@@ -114,3 +114,8 @@ def round5(layer, inputs):
     if layer.attrs["mode"] == "half_away_from_zero":
         return map_float(layer, x, _half_away)
     return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(round(v), v))
+
+
+@oracle("Identity", "opset16")
+def identity(layer, inputs):
+    return [np.array(inputs[0], copy=True)]

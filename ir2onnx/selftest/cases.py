@@ -31,7 +31,8 @@ class Case:
     the model an error: conversion and oracle must both refuse it; ``openvino`` is False where
     OpenVINO cannot run the IR (TensorFlow layouts and other IRWriter-only attributes);
     ``openvino_deviates`` names a known, measured deviation of OpenVINO's CPU plugin from the
-    spec (its column then says ``deviates`` instead of failing when it disagrees).
+    spec (its column then says ``deviates`` instead of failing when it disagrees); ``min_opset``
+    is the ONNX opset the case's lowering needs (it converts at the higher of it and the run's).
     """
 
     name: str
@@ -45,6 +46,7 @@ class Case:
     openvino: bool = True
     source: str = ""
     openvino_deviates: str = ""
+    min_opset: int | None = None
 
     @property
     def row(self) -> str:

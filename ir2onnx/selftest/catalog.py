@@ -18,10 +18,13 @@ from . import transpose
 from . import slicing
 from . import activations
 from . import unary
+from . import finiteness
+from . import hard_sigmoid
 from . import softmax
 from . import pooling
 from . import comparison
 from . import logical
+from . import bitwise
 from . import normalization
 from . import split
 from . import broadcast
@@ -45,7 +48,7 @@ from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
-            slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
+            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical, bitwise, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
             prior_box, region_yolo, ctc, detection_output)

@@ -107,6 +107,10 @@ def run_case(case: Case, columns: list[str], providers: list[str], unavailable: 
     from ..ir.reader import load_ir
 
     start = time.perf_counter()
+    if case.min_opset is not None:
+        from ..lowering.convert import DEFAULT_OPSET
+
+        opset = max(DEFAULT_OPSET if opset is None else opset, case.min_opset)
     cells = {c: "unavailable" if c in unavailable else "n/a" for c in columns}
     notes: list[str] = []
     result = CaseResult(case, cells, notes)

@@ -1,17 +1,24 @@
-"""Selftest cases of Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign and Round-5 (version 1
+"""Selftest cases of Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5 and Identity-16 (version 1
 unless -N says otherwise). Exact cases (data movement, integer and boolean results) are compared
 bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, one_input, ov_build, unary, uniform
+from .cases import Case, one_input, ov_build, param, unary, uniform
 
 ROUND_TIES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.4999998, -0.4, 1e30, 7.0], np.float32)
 
 
 def _half_away(v):
     return np.where(np.abs(v - np.trunc(v)) == 0.5, np.trunc(v) + np.sign(v), np.round(v))
+
+
+def _identity(ops):
+    import openvino.opset16 as o16
+
+    m, x = param(ops, [2, 3], np.bool_, "m"), param(ops, [None, 4], np.int8, "x")
+    return [(o16.identity(m), "y"), (o16.identity(o16.identity(x)), "z")], [m, x]
 
 
 CASES = [
@@ -44,4 +51,8 @@ CASES = [
          expect={"y": np.array([0, 8388609, -16777215], np.float32)},
          openvino_deviates="OpenVINO's CPU plugin computes sign(x) * floor(|x| + 0.5) in f32: "
                            "0.49999997 -> 1 and odd integers in [2^23, 2^24) -> one off"),
+    Case("identity/bool-and-i8", ("Identity", "opset16"), ov_build(_identity),
+         inputs=lambda rng: {"m": rng.integers(0, 2, (2, 3)).astype(bool)},
+         expect={"y": lambda f: f["m"], "z": lambda f: f["x"]}),
 ]
+

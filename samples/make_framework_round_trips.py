@@ -1,11 +1,12 @@
 """Regenerate samples/framework/: tiny PyTorch models that reach a layer where OpenVINO's runtime
 and the spec text differ, converted by OpenVINO's PyTorch frontend and saved as IR.
 
-For each model NAME: ``NAME/model.xml`` + ``.bin`` (``openvino.convert_model`` of the
+For each model NAME and input set S: ``NAME/S.xml`` + ``.bin`` (``openvino.convert_model`` of the
 ``torch.nn.Module``, saved by ``openvino.save_model`` with its defaults: f16-compressed weights,
-the dims left dynamic), and for each input set S: ``NAME/S.inK.npy`` (the K-th input, in the
-IR's Parameter order) and ``NAME/S.outK.npy`` (torch eager's K-th output on them: the truth that
-tests/test_framework_round_trips.py compares ir2onnx with). torch is not a test dependency; run
+the dims left dynamic; inputs named ``in0, in1, ...``, outputs ``out0, out1, ...``),
+``NAME/S_inK.npy`` (the K-th input) and ``NAME/S_outK.npy`` (torch eager's K-th output on them:
+the truth that tests/test_framework_round_trips.py compares ir2onnx with; ``ir2onnx check`` in
+tests/test_harness.py reads the same files). torch is not a test dependency; run
 
     python samples/make_framework_round_trips.py
 """
@@ -70,16 +71,20 @@ def main() -> None:
     for name, module, sets in models():
         folder = HERE / name
         folder.mkdir(parents=True)
-        first = next(iter(sets.values()))
-        example = tuple(torch.from_numpy(np.asarray(a)) for a in first)
-        ov.save_model(ov.convert_model(module, example_input=example), str(folder / "model.xml"))
         for set_name, inputs in sets.items():
-            outs = module(*(torch.from_numpy(np.asarray(a)) for a in inputs))
+            tensors = tuple(torch.from_numpy(np.asarray(a)) for a in inputs)
+            model = ov.convert_model(module, example_input=tensors)
+            for k, port in enumerate(model.inputs):
+                port.get_tensor().set_names({f"in{k}"})
+            for k, port in enumerate(model.outputs):
+                port.get_tensor().set_names({f"out{k}"})
+            ov.save_model(model, str(folder / f"{set_name}.xml"))
+            outs = module(*tensors)
             outs = outs if isinstance(outs, tuple) else (outs,)
             for k, a in enumerate(inputs):
-                np.save(folder / f"{set_name}.in{k}.npy", np.asarray(a))
+                np.save(folder / f"{set_name}_in{k}.npy", np.asarray(a))
             for k, o in enumerate(outs):
-                np.save(folder / f"{set_name}.out{k}.npy", o.numpy())
+                np.save(folder / f"{set_name}_out{k}.npy", o.numpy())
     print(f"wrote {HERE}")
 
 

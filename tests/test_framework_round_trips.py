@@ -77,16 +77,14 @@ def io(name, elem, shape):
     return h.make_tensor_value_info(name, elem, shape)
 
 
-def torch_sample(name: str) -> tuple[Path, dict[str, tuple[list, list]]]:
-    """samples/framework/<name>: the IR and, per input set, (inputs, torch's outputs)."""
+def torch_sample(name: str) -> dict[str, tuple[Path, list, list]]:
+    """samples/framework/<name>: per input set, (the IR, its inputs, torch's outputs)."""
     folder = SAMPLES / name
-    sets = {}
-    for f in sorted(folder.glob("*.in0.npy")):
-        s = f.name.split(".")[0]
-        load = lambda kind: [np.load(p) for p in sorted(folder.glob(f"{s}.{kind}*.npy"), key=lambda p: p.name)]
-        sets[s] = (load("in"), load("out"))
+    files = lambda s, kind: [np.load(folder / f"{s}_{kind}{k}.npy")
+                             for k in range(len(list(folder.glob(f"{s}_{kind}*.npy"))))]
+    sets = {x.stem: (x, files(x.stem, "in"), files(x.stem, "out")) for x in sorted(folder.glob("*.xml"))}
     assert sets, folder
-    return folder / "model.xml", sets
+    return sets
 
 
 # -- NonMaxSuppression-5/-9 thresholds -----------------------------------------------------------
@@ -137,9 +135,8 @@ def test_onnx_integer_div_truncates(tmp_path, elem, dtype):
 
 def test_torch_trunc_division_truncates():
     """torch.div(a, b, rounding_mode="trunc") on i32 -> Divide-1 m_pythondiv=true alone."""
-    xml, sets = torch_sample("divide_trunc")
+    xml, inputs, (want,) = torch_sample("divide_trunc")["signs"]
     assert [t for t, _, _ in layers(xml)] == ["Divide"] and the_layer(xml, "Divide")[1]["m_pythondiv"] == "true"
-    inputs, (want,) = sets["signs"]
     got, = ours(xml, inputs)
     assert_bitexact(got, want)
     assert_bitexact(run_openvino(xml, inputs)[0].astype(want.dtype), want)
@@ -148,9 +145,8 @@ def test_torch_trunc_division_truncates():
 def test_torch_floor_division_floors():
     """torch's a // b on i32 -> Floor(Divide-1 m_pythondiv=true): torch floors, so does ir2onnx
     (the Floor floor-divides the Divide's operands); OpenVINO truncates under the Floor."""
-    xml, sets = torch_sample("divide_floor")
+    xml, inputs, (want,) = torch_sample("divide_floor")["signs"]
     assert [t for t, _, _ in layers(xml)] == ["Divide", "Floor"]
-    inputs, (want,) = sets["signs"]
     got, = ours(xml, inputs)
     assert_bitexact(got, want)
     assert got.tolist() == [-1, -1, 3, -4, -2, 3, 0, 2]
@@ -161,10 +157,9 @@ def test_torch_floor_division_floors():
 def test_torch_scatter_reduce_integer_mean_floors():
     """torch scatter_reduce(reduce="mean") on i32 -> ScatterElementsUpdate-12 reduction="mean";
     torch floors the integer mean (like the spec), OpenVINO truncates."""
-    xml, sets = torch_sample("scatter_mean")
+    xml, inputs, wants = torch_sample("scatter_mean")["floor"]
     found = [a for t, v, a in layers(xml) if t == "ScatterElementsUpdate" and v == "opset12"]
     assert [a["reduction"] for a in found] == ["mean", "mean"]
-    inputs, wants = sets["floor"]
     got = ours(xml, inputs)
     for g, w in zip(got, wants):
         assert_bitexact(g, w)
@@ -189,9 +184,8 @@ def test_onnx_round_is_half_to_even_exact(tmp_path):
 def test_torch_round_and_integer_sign():
     """torch.round -> Round-5 half_to_even, torch.sign on i64 -> Sign-1 on i64: ir2onnx equals torch
     bit for bit (signed zeros included); OpenVINO's Sign of INT64_MAX is -1 (through 32 bits)."""
-    xml, sets = torch_sample("round_sign")
+    xml, inputs, wants = torch_sample("round_sign")["edges"]
     assert the_layer(xml, "Round")[1]["mode"] == "half_to_even"
-    inputs, wants = sets["edges"]
     got = ours(xml, inputs)
     by_dtype = {g.dtype: g for g in got}
     for w in wants:
@@ -282,9 +276,8 @@ def test_flatten_of_an_empty_batch(tmp_path):
     assert the_layer(xml, "Reshape")[1]["special_zero"] == "true"
     empty = np.zeros((0, 3, 4, 4), np.float32)
     assert ours(xml, [empty])[0].shape == framework([empty])[0].shape == (0, 48)
-    xml, sets = torch_sample("flatten")
-    assert the_layer(xml, "Reshape")[1]["special_zero"] == "true"
-    for inputs, (want,) in sets.values():
+    for xml, inputs, (want,) in torch_sample("flatten").values():
+        assert the_layer(xml, "Reshape")[1]["special_zero"] == "true"
         got, = ours(xml, inputs)
         assert_bitexact(got, want)
 
@@ -325,8 +318,7 @@ def test_torch_fake_quantize():
     """torch.fake_quantize_per_tensor_affine -> FakeQuantize-1 with run-time ranges, which the
     PyTorch frontend orders with Minimum/Maximum (so il <= ih even for a negative scale; a zero
     scale gives il == ih == 0): ir2onnx equals torch."""
-    xml, sets = torch_sample("fake_quantize")
-    assert {"Minimum", "Maximum", "FakeQuantize"} <= {t for t, _, _ in layers(xml)}
-    for inputs, (want,) in sets.values():
+    for xml, inputs, (want,) in torch_sample("fake_quantize").values():
+        assert {"Minimum", "Maximum", "FakeQuantize"} <= {t for t, _, _ in layers(xml)}
         got, = ours(xml, inputs)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

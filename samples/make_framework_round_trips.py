@@ -44,9 +44,9 @@ def models():
         def forward(self, x):
             return x.flatten(1)
 
-    class RoundSign(torch.nn.Module):  # Round-5 half_to_even on floats, Sign on i64
-        def forward(self, x, n):
-            return torch.round(x), torch.sign(n)
+    class RoundSign(torch.nn.Module):  # Round-5 half_to_even on f32 and i32, Sign on i64
+        def forward(self, x, n, k):
+            return torch.round(x), torch.sign(n), torch.round(k)
 
     i32 = np.int32
     num = np.array([4, -4, 7, -7, 5, -9, 0, 9], i32)
@@ -60,7 +60,8 @@ def models():
                                             "zero": [x, np.float32(0.0)]}
     yield "flatten", Flatten(), {"empty": [np.zeros((0, 3, 4, 4), np.float32)], "two": [np.arange(96, dtype=np.float32).reshape(2, 3, 4, 4)]}
     edges = np.array([0.49999997, 0.5, 1.5, 2.5, -2.5, -0.0, -0.4, 8388609.0, -8388609.0, 16777215.0], np.float32)
-    yield "round_sign", RoundSign(), {"edges": [edges, np.array([2**63 - 1, -2**63, 5, 0, -3], np.int64)]}
+    yield "round_sign", RoundSign(), {"edges": [edges, np.array([2**63 - 1, -2**63, 5, 0, -3], np.int64),
+                                                np.array([2**31 - 1, -2**31, 5, -3], i32)]}
 
 
 def main() -> None:

@@ -182,16 +182,17 @@ def test_onnx_round_is_half_to_even_exact(tmp_path):
 
 
 def test_torch_round_and_integer_sign():
-    """torch.round -> Round-5 half_to_even, torch.sign on i64 -> Sign-1 on i64: ir2onnx equals torch
-    bit for bit (signed zeros included); OpenVINO's Sign of INT64_MAX is -1 (through 32 bits)."""
+    """torch.round on f32 and i32 -> Round-5 half_to_even, torch.sign on i64 -> Sign-1 on i64:
+    ir2onnx equals torch bit for bit (signed zeros included, integers kept); OpenVINO's Sign of
+    INT64_MAX is -1 and its Round of i32 2^31-1 is -2^31 (through 32 bits / f32)."""
     xml, inputs, wants = torch_sample("round_sign")["edges"]
-    assert the_layer(xml, "Round")[1]["mode"] == "half_to_even"
+    assert [a["mode"] for t, _, a in layers(xml) if t == "Round"] == ["half_to_even"] * 2
     got = ours(xml, inputs)
     by_dtype = {g.dtype: g for g in got}
     for w in wants:
         assert_bitexact(by_dtype[w.dtype], w)
-    ov_sign = [o for o in run_openvino(xml, inputs) if o.dtype.kind == "i"][0]
-    assert ov_sign[0] != 1
+    ov_out = {o.dtype: o for o in run_openvino(xml, inputs)}
+    assert ov_out[np.dtype(np.int64)][0] != 1 and ov_out[np.dtype(np.int32)][0] != 2**31 - 1
 
 
 @pytest.mark.parametrize("elem,dtype", [(T.INT64, np.int64), (T.INT32, np.int32)])

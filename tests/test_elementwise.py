@@ -57,8 +57,8 @@ def test_float_binary_broadcast(tmp_path, op, dtype, tol):
 @pytest.mark.parametrize("op", list(BINARY))
 @pytest.mark.parametrize("dtype", INTS)
 def test_integer_binary(tmp_path, op, dtype):
-    """Exact against the oracle on mixed signs; against OpenVINO where its CPU plugin follows the
-    spec (it saturates unsigned underflow and truncates a floor division at run time)."""
+    """Exact against the oracle on mixed signs; against OpenVINO where its CPU plugin wraps (it
+    saturates unsigned underflow)."""
     rng = np.random.default_rng(2)
     xml = _binary_ir(tmp_path, op, [3, 4], [4], dtype)
     feeds = {"a": small_ints(rng, (3, 4), dtype), "b": small_ints(rng, (4,), dtype, nonzero=True)}
@@ -87,38 +87,55 @@ def _divide_ir(tmp_path, dtype, python_div: bool, shape=(6,)):
 
 @pytest.mark.parametrize("python_div", [True, False])
 @pytest.mark.parametrize("dtype", ["i8", "i32", "i64", "u8"])
-def test_integer_divide_rounding(tmp_path, python_div, dtype):
-    """m_pythondiv=true floors, false truncates (spec). OpenVINO's CPU plugin truncates in both
-    cases at run time, so it is compared only where the two agree (same signs)."""
+def test_integer_divide_truncates(tmp_path, python_div, dtype):
+    """Integers truncate toward zero with either m_pythondiv: ONNX Div and torch's trunc division
+    become Divide(m_pythondiv=true) (tests/test_framework_round_trips.py), and OpenVINO's CPU
+    plugin truncates too, so all three agree on mixed signs."""
     xml = _divide_ir(tmp_path, dtype, python_div)
     np_type = element_type(dtype).numpy
     a = np.array([7, -7, 7, -7, 6, -1] if dtype[0] == "i" else [7, 8, 9, 250, 0, 1], np_type)
     b = np.array([2, 2, -2, -2, -3, 5] if dtype[0] == "i" else [2, 3, 4, 7, 1, 5], np_type)
     got = run_onnx(xml, {"a": a, "b": b})[0]
     assert_bitexact(got, _oracle(xml, {"a": a, "b": b}))
+    assert_bitexact(got, run_openvino(xml, {"a": a, "b": b})[0])
     if dtype[0] == "i":
-        expected = [3, -4, -4, 3, -2, -1] if python_div else [3, -3, -3, 3, -2, 0]
-        assert got.tolist() == expected
-    same_sign = {"a": np.abs(a).astype(np_type), "b": np.abs(b).astype(np_type)}
-    assert_bitexact(run_onnx(xml, same_sign)[0], run_openvino(xml, same_sign)[0])
+        assert got.tolist() == [3, -3, -3, 3, -2, 0]
 
 
-def test_divide_ir_written_by_openvino_floors(tmp_path):
-    xml = _binary_ir(tmp_path, "Divide", [4], [4], np.int32)
-    assert 'm_pythondiv="true"' in xml.read_text()
-    feeds = {"a": np.array([-7, 7, -1, 0], np.int32), "b": np.array([2, -2, 3, -5], np.int32)}
-    assert run_onnx(xml, feeds)[0].tolist() == [-4, -4, -1, 0]
+def test_floor_of_integer_divide_floors(tmp_path):
+    """torch's a // b is Floor(Divide(m_pythondiv=true)): the Floor floor-divides the Divide's
+    operands; the Divide's own output, used elsewhere too, still truncates. OpenVINO truncates both."""
+    a, b = _param([6], np.int32, "a"), _param([6], np.int32, "b")
+    q = ops.divide(a, b)
+    xml = _save(tmp_path, [ops.floor(q), ops.add(q, ops.constant(np.int32(0)))], [a, b])
+    feeds = {"a": np.array([7, -7, 7, -7, 6, -1], np.int32), "b": np.array([2, 2, -2, -2, -3, 5], np.int32)}
+    floored, truncated = run_onnx(xml, feeds)
+    assert floored.tolist() == [3, -4, -4, 3, -2, -1] and truncated.tolist() == [3, -3, -3, 3, -2, 0]
+    oracle = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    assert_bitexact(floored, oracle[0])
+    assert_bitexact(truncated, oracle[1])
+    assert run_openvino(xml, feeds)[0].tolist() == [3, -3, -3, 3, -2, 0]  # fails if OpenVINO changes
 
 
-def test_divide_floors_like_openvino_constant_folding(tmp_path):
-    """OpenVINO's own reference (its constant folding) floors: so does the converter's folding."""
+def test_floor_of_constant_integer_divide_folds(tmp_path):
+    x = _param([3], np.int32, "x")
+    q = ops.divide(ops.constant(np.array([-7, 7, -1], np.int32)), ops.constant(np.array([2, -2, 5], np.int32)))
+    xml = _save(tmp_path, [ops.add(x, ops.floor(q)), ops.add(x, q)], [x])
+    floored, truncated = run_onnx(xml, {"x": np.zeros(3, np.int32)})
+    assert floored.tolist() == [-4, -4, -1] and truncated.tolist() == [-3, -3, 0]
+
+
+def test_divide_truncates_where_openvino_constant_folding_floors(tmp_path):
+    """OpenVINO's constant folding floors an integer Divide(m_pythondiv=true) (its reference), its
+    kernel truncates: an ONNX Div of two constants gives onnxruntime's -3 at run time in OpenVINO
+    only when not folded. ir2onnx's folding truncates like the source ONNX model."""
     x = _param([3], np.int32, "x")
     q = ops.divide(ops.constant(np.array([-7, 7, -1], np.int32)), ops.constant(np.array([2, -2, 5], np.int32)))
     xml = _save(tmp_path, [ops.add(x, q)], [x])
     feeds = {"x": np.zeros(3, np.int32)}
     got = run_onnx(xml, feeds)[0]
-    assert got.tolist() == [-4, -4, -1]
-    assert_bitexact(got, run_openvino(xml, feeds)[0])
+    assert got.tolist() == [-3, -3, 0]
+    assert run_openvino(xml, feeds)[0].tolist() == [-4, -4, -1]  # fails if OpenVINO changes
     assert [n.op_type for n in ir2onnx.convert(xml).graph.node] == ["Add", "Identity"]
 
 
@@ -151,8 +168,10 @@ def test_constants_fold(tmp_path):
     model = ir2onnx.convert(xml)
     assert [n.op_type for n in model.graph.node] == ["Sub", "Identity"]
     feeds = {"x": np.arange(6, dtype=np.int64).reshape(2, 3)}
-    assert_bitexact(run_onnx(xml, feeds)[0], run_openvino(xml, feeds)[0])
-    assert_bitexact(run_onnx(xml, feeds)[0], _oracle(xml, feeds))
+    got = run_onnx(xml, feeds)[0]
+    assert_bitexact(got, feeds["x"] - np.array([-7, -9, -10]))  # [-15, -18, -21] / 2 toward zero
+    assert_bitexact(got, _oracle(xml, feeds))
+    assert_bitexact(run_openvino(xml, feeds)[0], feeds["x"] - np.array([-8, -9, -11]))  # OpenVINO folds by floor
 
 
 # -- the absorb_add contract with ConvolutionBackpropData ----------------------------------------------

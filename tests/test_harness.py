@@ -336,16 +336,22 @@ def test_check_passes_on_every_sample():
 
     from ir2onnx.oracles.interpreter import input_name, output_names, parameters
 
-    samples = sorted((Path(__file__).resolve().parent.parent / "samples").rglob("*.xml"))
+    samples_root = Path(__file__).resolve().parent.parent / "samples"
+    samples = sorted(samples_root.rglob("*.xml"))
     assert samples, "samples/ holds no IR"
     with_openvino = 0
     for xml in samples:
         graph = load_ir(xml)
         given = _sample_files(xml, [input_name(p) for p in parameters(graph)])
-        result = assert_check(graph, inputs=given, providers="all", require=("ort:cpu", "oracle"))
+        # samples/framework/: where OpenVINO's runtime differs from the framework, whose outputs
+        # lie beside the IR (the truth, compared below); OpenVINO is not compared there
+        known_deviation = "framework" in xml.relative_to(samples_root).parts
+        result = assert_check(graph, inputs=given, providers="all", require=("ort:cpu", "oracle"),
+                              openvino=not known_deviation)
         ov = result.backend("openvino")
-        assert ov.status in ("ok", "refused"), (xml, ov.message)  # refused: IR OpenVINO cannot read
-        with_openvino += ov.status == "ok"
+        if not known_deviation:
+            assert ov.status in ("ok", "refused"), (xml, ov.message)  # refused: IR OpenVINO cannot read
+            with_openvino += ov.status == "ok"
         expected = _sample_files(xml, list(output_names(graph).values()))
         for name, want in expected.items():  # the sample's own expected outputs, where it has them
             np.testing.assert_allclose(result.backend("oracle").outputs[name], want, rtol=1e-5, atol=1e-6,

@@ -80,10 +80,11 @@ def test_ties_round_half_to_even(tmp_path):
 
 
 @pytest.mark.parametrize("ranges", [(1.0, -1.0, -2.0, 2.0), (0.5, 0.5, -1.0, 2.0)], ids=["il>ih", "il==ih"])
-def test_degenerate_input_ranges_follow_the_spec(tmp_path, ranges):
-    """il >= ih: the spec text defines ol at or below min(il, ih), oh above max(il, ih) and the
-    formula between; OpenVINO 2026.4's CPU kernel gives ol everywhere (il > ih) or NaN (il == ih).
-    ir2onnx follows the spec (README deviations); the OpenVINO asserts fail if OpenVINO changes."""
+def test_degenerate_input_ranges_follow_the_framework(tmp_path, ranges):
+    """il >= ih: ol on il's side of il, oh on ih's side of ih, the formula between (what the source
+    ONNX model computes for QuantizeLinear with a negative scale, tests/test_framework_round_trips.py;
+    il == ih splits at il like the spec); OpenVINO 2026.4's CPU kernel gives ol everywhere
+    (il > ih) or NaN (il == ih). The OpenVINO asserts fail if OpenVINO changes."""
     x = np.array([-3, -1, -0.5, 0, 0.25, 0.5, 1, 2], F32).reshape(1, 1, 1, 8)
     xml = _ir(tmp_path / "m.xml", x.shape, ranges, 16)
     got, = run_onnx(xml, [x])
@@ -92,9 +93,9 @@ def test_degenerate_input_ranges_follow_the_spec(tmp_path, ranges):
     if ranges[0] == ranges[1]:
         assert_bitexact(got, np.array([-1] * 6 + [2, 2], F32).reshape(x.shape))
         assert np.isnan(ov).all()
-    else:  # 15 * (1 - x) / 2 between -1 and 1: 11.25, 7.5 (tie -> 8), 5.625, 3.75, 0 -> levels
-        mid = np.array([11, 8, 6, 4, 0]) / 15 * 4 - 2
-        np.testing.assert_allclose(got.reshape(-1), [-2, -2, *mid, 2], rtol=1e-6, atol=1e-6)
+    else:  # x <= ih = -1: oh; x >= il = 1: ol; 15 * (1 - x) / 2 between: 11.25, 7.5 (tie -> 8), 5.625, 3.75
+        mid = np.array([11, 8, 6, 4]) / 15 * 4 - 2
+        np.testing.assert_allclose(got.reshape(-1), [2, 2, *mid, -2, -2], rtol=1e-6, atol=1e-6)
         assert (ov == -2.0).all()
 
 

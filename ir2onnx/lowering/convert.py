@@ -11,6 +11,7 @@ from .. import ops  # noqa: F401  (the op modules fill the lowering table)
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
+from ..ir.idioms import extra_sources
 from . import declared
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
@@ -89,7 +90,7 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     values: dict[tuple[str, int], Value | None] = {}
     errors: list[InvalidLayer] = []
     for layer in graph.order:
-        inputs = [values[(s.layer, s.output)] for s in layer.sources]
+        inputs = [values[(s.layer, s.output)] for s in (*layer.sources, *extra_sources(graph, layer))]
         if any(v is None for v in inputs):  # downstream of a layer that already failed
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
             continue

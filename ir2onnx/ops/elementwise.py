@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
+from ..lowering.integer_division import trunc_divide
 from ..lowering.registry import lowers
 
 _INT32 = 6  # TensorProto.INT32
@@ -83,40 +84,22 @@ def multiply(ctx, layer, inputs):
     return _binary(ctx, layer, inputs, "Mul", np.multiply)
 
 
-def _floor_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.floor_divide(a, b)
-
-
-def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    q = np.floor_divide(a, b)
-    return q + ((q < 0) & (q * b != a)).astype(a.dtype)  # floor -> toward zero
-
-
 @lowers("Divide", "opset1")
 def divide(ctx, layer, inputs):
-    """Divide-1 -> Div; signed integers with m_pythondiv=true (floor division) ->
-    Div, Mul, Sub, Equal, Not, Less, Xor, And, Cast, Sub (ONNX Div truncates toward zero)."""
+    """Divide-1 -> Div. Integers truncate toward zero with either m_pythondiv: OpenVINO's ONNX and
+    PyTorch frontends write ONNX Div and torch's trunc division as Divide(m_pythondiv=true) and
+    rely on that (onnxruntime and torch truncate, and so does OpenVINO's runtime); torch's floor
+    division is Floor(Divide), whose Floor floor-divides the operands (:mod:`ir2onnx.ir.idioms`)."""
     a, b = inputs
     _check_operands(layer, a, b)
-    etype = a.etype
-    floor = bool(layer.attrs.get("m_pythondiv", True))
-    if not etype.is_integer:
+    if not a.etype.is_integer:
         return _binary(ctx, layer, inputs, "Div", np.divide)
     if foldable(a, b):
         bv = b.value()
         if np.any(bv == 0):
             raise InvalidLayer(layer, "integer division by zero in constant operands")
-        return [_fold(_floor_div if floor else _trunc_div, a.value(), bv)]
-    q = ctx.b.Div(a, b)
-    if not floor or etype.name.startswith("u"):
-        return [q]
-    g = ctx.b
-    zero = g.const(np.zeros((), etype.numpy), etype.numpy, "zero")
-    r = g.Sub(a, g.Mul(q, b))
-    inexact = g.Not(g.Equal(r, zero))
-    signs_differ = g.Xor(g.Less(r, zero), g.Less(b, zero))
-    adjust = g.Cast(g.And(inexact, signs_differ), to=etype.onnx)
-    return [g.Sub(q, adjust)]
+        return [_fold(trunc_divide, a.value(), bv)]
+    return [ctx.b.Div(a, b)]
 
 
 def _minmax(ctx, layer, inputs, onnx_op: str, fold):

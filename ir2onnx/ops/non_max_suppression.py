@@ -4,10 +4,11 @@ NonMaxSuppression maps to ONNX NonMaxSuppression, which runs the same greedy alg
 and class (candidates by descending score, equal scores by the smaller box index, corners given
 in any order, ``center_point_box=1`` for box_encoding=center). Where the two differ:
 
-- the spec keeps a box whose score is *equal* to score_threshold (step 6: ``s >= score_threshold``);
-  ONNX keeps ``score > score_threshold``. The threshold is a constant here, folded to the next
-  float below it, which makes ONNX's ``>`` the spec's ``>=`` exactly. An absent score_threshold
-  is the spec's 0 (negative scores dropped), not ONNX's "no threshold".
+- the spec text keeps a box whose score is *equal* to score_threshold (step 6: ``s >= t``);
+  ir2onnx keeps ``score > score_threshold`` like ONNX (onnxruntime), OpenVINO's runtime and the
+  ONNX frontend that writes this layer from ONNX NonMaxSuppression (measured round trip: a score
+  equal to the threshold is dropped by the source ONNX model). The threshold must be a constant.
+  An absent score_threshold is the spec's 0, not ONNX's "no threshold".
 - the spec suppresses a box when ``iou > iou_threshold`` (``func(iou) = 1 if iou <= iou_threshold``),
   as ONNX does; ONNX never suppresses boxes that do not intersect, which the spec only does for a
   negative threshold: refused.
@@ -21,9 +22,9 @@ in any order, ``center_point_box=1`` for box_encoding=center). Where the two dif
 - Soft-NMS (soft_nms_sigma != 0) has no ONNX counterpart: refused, as is a sigma, an IoU or a
   score threshold known only at run time.
 
-OpenVINO 2026.4's CPU plugin differs from the spec at the thresholds (measured): it drops a score
-equal to score_threshold and suppresses at ``iou >= iou_threshold`` (so with iou_threshold 0 it
-keeps one box per class, except zero-area boxes). ir2onnx follows the spec.
+OpenVINO 2026.4's CPU plugin suppresses at ``iou >= iou_threshold`` (measured; so with
+iou_threshold 0 it keeps one box per class, except zero-area boxes), where the spec and the source
+ONNX model suppress at ``iou > iou_threshold``: ir2onnx follows the ONNX model.
 """
 from __future__ import annotations
 
@@ -101,7 +102,6 @@ def nms(ctx, layer, inputs):
     score = np.float32(_scalar(layer, score_v, "score_threshold", 0.0))
     if np.isnan(score):
         raise InvalidLayer(layer, "score_threshold is NaN")
-    score_gt = np.nextafter(score, np.float32(-np.inf))  # ONNX: s > score_gt  <=>  spec: s >= score
     g = ctx.b
     f32 = TensorProto.FLOAT
     bx = boxes if boxes.etype.name == "f32" else g.Cast(boxes, to=f32)
@@ -121,7 +121,7 @@ def nms(ctx, layer, inputs):
         mb = max_boxes.name if max_boxes.etype.name == "i64" else g.Cast(max_boxes, to=TensorProto.INT64)
         count = g.Reshape(mb, i64(g, [1], "one"))
     selected = g.NonMaxSuppression(bx, sc, count, g.const([iou], np.float32, "iou_threshold"),
-                                   g.const([score_gt], np.float32, "score_threshold"),
+                                   g.const([score], np.float32, "score_threshold"),
                                    center_point_box=int(layer.attrs["box_encoding"] == "center"))
     picked = g.GatherND(sc, selected)  # [M] f32 scores of the selected boxes
     if layer.attrs["sort_result_descending"]:

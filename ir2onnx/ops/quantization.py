@@ -13,14 +13,19 @@ Measured with OpenVINO 2026.4 (CPU, f32 inference precision):
   low-precision transformations re-derive the output scale and shift through an integer range
   (u8/i8), so its outputs there differ from the kernel formula by at most a few f32 ulps
   (relative 1e-6), never by a level.
-* Degenerate ranges follow the spec text, not OpenVINO: with ``il > ih`` OpenVINO's kernel clamps
-  every element to ``il`` and gives ``ol``, with ``il == ih`` it gives NaN everywhere
-  (inf * il - inf), where the spec defines ``ol`` for ``x <= min(il, ih)``, ``oh`` above
-  ``max(il, ih)`` and the formula between (README: Where OpenVINO's runtime differs from the
-  spec). Constant ranges with any ``il >= ih`` therefore take the run-time chain below.
-* Ranges known only at run time take OpenVINO's other path, the spec text in f32:
-  ``where(x <= min(il, ih), ol, where(x > max(il, ih), oh, round((x-il)/(ih-il)*(L-1))/(L-1)*
-  (oh-ol)+ol))``, bit-exact with OpenVINO.
+* Degenerate ranges follow the source framework model, not OpenVINO's kernel: OpenVINO's ONNX
+  frontend writes ONNX QuantizeLinear with a negative scale as a FakeQuantize with ``il > ih``,
+  and onnxruntime on that model clamps the normalised value ``(x - il) / (ih - il)`` to [0, 1]:
+  ``ol`` on il's side of il (``x >= il``), ``oh`` on ih's side of ih (``x <= ih``), the formula
+  between. For ``il <= ih`` that is the spec text (``ol`` for ``x <= il``, ``oh`` for ``x > ih``;
+  ``il == ih`` splits there, as a scale of 0 gives). OpenVINO's kernel clamps every element to
+  ``il`` and gives ``ol`` (il > ih; measured, and ol/oh swapped at the ends in the ONNX round
+  trip) or NaN everywhere (il == ih: inf * il - inf). README: Where OpenVINO's runtime differs
+  from the spec. Constant ranges with any ``il >= ih`` therefore take the run-time chain below.
+* Ranges known only at run time take OpenVINO's other path, the formula in f32:
+  ``where(low, ol, where(high, oh, round((x-il)/(ih-il)*(L-1))/(L-1)*(oh-ol)+ol))`` with
+  ``low = x <= il`` and ``high = x > ih`` when ``il <= ih``, ``low = x >= il`` and
+  ``high = x <= ih`` when ``il > ih``; bit-exact with OpenVINO for ``il < ih``.
 
 f16 / bf16 / f64 data are computed in f32 like OpenVINO's CPU plugin and cast back; ranges may
 have another float type than X (OpenVINO accepts f32 ranges on f16 data) and are read in f32 too.
@@ -113,15 +118,19 @@ def _spec_chain(ctx, x, ranges, levels: int) -> str:
     l1 = b.const(np.float32(levels - 1), np.float32, "levels_minus_1")
     q = b.Round(b.Mul(b.Div(b.Sub(xf, il), b.Sub(ih, il)), l1))
     v = b.Add(b.Mul(b.Div(q, l1), b.Sub(oh, ol)), ol)
-    inner = b.Where(b.Greater(xf, b.Max(il, ih)), oh, v)
-    return b.Where(b.LessOrEqual(xf, b.Min(il, ih)), ol, inner)
+    ordered = b.LessOrEqual(il, ih)  # il > ih: ONNX QuantizeLinear with a negative scale
+    reverse = b.Not(ordered)  # (onnxruntime's Where has no bool kernel: And/Or pick the side)
+    low = b.Or(b.And(ordered, b.LessOrEqual(xf, il)), b.And(reverse, b.GreaterOrEqual(xf, il)))
+    high = b.Or(b.And(ordered, b.Greater(xf, ih)), b.And(reverse, b.LessOrEqual(xf, ih)))
+    return b.Where(low, ol, b.Where(high, oh, v))
 
 
 @lowers("FakeQuantize", "opset1")
 def fake_quantize(ctx, layer, inputs):
     """FakeQuantize-1 (X, input_low, input_high, output_low, output_high) -> constant ranges:
     Cast, Min, Max, Mul, Add, Cast, Round, Cast, Mul, Sub, Cast (scales folded at convert time);
-    run-time ranges: Sub, Div, Mul, Round, Div, Mul, Add, Min, Max, LessOrEqual, Greater, Where.
+    run-time ranges: Sub, Div, Mul, Round, Div, Mul, Add, LessOrEqual, GreaterOrEqual, Greater,
+    Not, And, Or, Where.
     Folded entirely when X is a small constant too."""
     levels = _check(layer, inputs)
     x, ranges = inputs[0], inputs[1:]

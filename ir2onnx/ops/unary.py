@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from ..errors import UnsupportedLayer
+from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, float_elementwise, foldable
+from ..lowering.integer_division import floor_divide_chain
 from ..lowering.registry import lowers
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -67,8 +68,19 @@ def _round(ctx, layer, inputs, onnx_op: str, fn):
 
 @lowers("Floor", "opset1")
 def floor(ctx, layer, inputs):
-    """Floor-1 -> Floor (integer inputs pass through unchanged)."""
-    return _round(ctx, layer, inputs, "Floor", np.floor)
+    """Floor-1 -> Floor (integer inputs pass through unchanged, except the output of an integer
+    Divide-1 with m_pythondiv=true, PyTorch's ``//``: Div, Mul, Sub, Equal, Not, Less, Xor, And,
+    Cast, Sub on the Divide's operands, which :mod:`ir2onnx.ir.idioms` adds as inputs 2 and 3)."""
+    x = inputs[0]
+    if len(inputs) == 3 and _etype_name(x) in INT_TYPES:
+        a, b = inputs[1:]
+        if foldable(a, b):
+            bv = b.value()
+            if np.any(bv == 0):
+                raise InvalidLayer(layer, "integer division by zero in constant operands")
+            return [np.floor_divide(*np.broadcast_arrays(a.value(), bv)).astype(a.etype.numpy)]
+        return [floor_divide_chain(ctx.b, a, b)]
+    return _round(ctx, layer, inputs[:1], "Floor", np.floor)
 
 
 @lowers("Ceiling", "opset1")

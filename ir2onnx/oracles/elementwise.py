@@ -1,7 +1,6 @@
 """Oracles of the element-wise arithmetic (Add, Subtract, Multiply, Divide, Maximum, Minimum,
 FloorMod, Mod, SquaredDifference, Power), from the specs, element by element. Integer results wrap
-modulo 2^bits; integer Divide and the remainders are computed on Python integers (floor with
-m_pythondiv, toward zero without); float remainders through math.fmod in float64, rounded once."""
+modulo 2^bits; integer Divide and the remainders are computed on Python integers (Divide toward zero); float remainders through math.fmod in float64, rounded once."""
 from __future__ import annotations
 
 import itertools
@@ -62,19 +61,18 @@ def minimum(layer, inputs):
 
 @oracle("Divide", "opset1")
 def divide(layer, inputs):
+    """Integers truncate toward zero with either m_pythondiv: what ONNX Div and torch's trunc
+    division compute, which OpenVINO's frontends write as Divide(m_pythondiv=true). torch's floor
+    division, Floor(Divide), is floored by the Floor (see the Floor oracle)."""
     a = inputs[0]
     if a.dtype.kind not in "iu":
         return _elementwise(layer, inputs, lambda x, y: x / y)
-    python_div = bool(layer.attrs.get("m_pythondiv", True))
 
     def div(x: int, y: int) -> int:
         if y == 0:
             raise InvalidLayer(layer, "integer division by zero")
         q = abs(x) // abs(y)
-        q = q if (x < 0) == (y < 0) else -q  # toward zero
-        if python_div and q * y != x and (x < 0) != (y < 0):
-            q -= 1  # floor
-        return q
+        return q if (x < 0) == (y < 0) else -q  # toward zero
 
     return _elementwise(layer, inputs, div)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayers
 from ..ir.graph import Graph, Layer, shape_str
+from ..ir.idioms import extra_sources
 from .registry import oracle_for
 
 # Layers the interpreter evaluates itself (they need the feeds, not an oracle).
@@ -97,15 +98,16 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
     if absent:
         raise Ir2OnnxError(f"no value for input(s) {', '.join(map(repr, absent))}")
     uses: dict[tuple[str, int], int] = {}
+    sources = {l.id: (*l.sources, *extra_sources(graph, l)) for l in graph.order}
     for layer in graph.order:
-        for s in layer.sources:
+        for s in sources[layer.id]:
             uses[(s.layer, s.output)] = uses.get((s.layer, s.output), 0) + 1
     values: dict[tuple[str, int], np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
     out_names = output_names(graph)
     for layer in graph.order:
-        inputs = [values[(s.layer, s.output)] for s in layer.sources]
-        for s in layer.sources:  # free intermediates as soon as their last user has them
+        inputs = [values[(s.layer, s.output)] for s in sources[layer.id]]
+        for s in sources[layer.id]:  # free intermediates as soon as their last user has them
             uses[(s.layer, s.output)] -= 1
             if uses[(s.layer, s.output)] == 0:
                 del values[(s.layer, s.output)]

@@ -2,7 +2,8 @@
 
 NonMaxSuppression, per batch and class (spec steps 1-8): repeatedly take the box with the highest
 score (equal scores: the smaller box index; the spec leaves this open), stop when its score is
-below score_threshold (``s >= score_threshold`` is kept), else add it and rescale every remaining
+not above score_threshold (``s > score_threshold`` is kept: the source ONNX model's rule, which
+OpenVINO's runtime shares; the spec text says ``>=``), else add it and rescale every remaining
 score by ``func(IOU)``: 1 when ``iou <= iou_threshold`` else 0 (removed) for hard NMS, and
 ``exp(-0.5 * iou^2 / sigma)`` for Soft-NMS (NMS-5 also zeroes ``iou > iou_threshold`` there).
 IoU is computed in f32 as ``inter / (area_a + area_b - inter)``; corners in either order; a box of
@@ -56,7 +57,7 @@ def _select(boxes, scores, limit, iou_t, score_t, sigma, center, hard_cut):
     while live and len(chosen) < limit:
         best = min(live, key=lambda i: (-live[i], i))
         s = live.pop(best)
-        if not s >= score_t:
+        if not s > score_t:
             break
         chosen.append((best, s))
         for i in list(live):

@@ -1,12 +1,14 @@
-"""Oracle of FakeQuantize-1 from the spec text, element by element in float64:
+"""Oracle of FakeQuantize-1, element by element in float64:
 
-    x <= min(il, ih)  -> ol
-    x >  max(il, ih)  -> oh
-    else              -> round((x - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) + ol
+    x on il's side of il (x <= il if il <= ih, x >= il if il > ih)  -> ol
+    x on ih's side of ih (x >  ih if il <= ih, x <= ih if il > ih)  -> oh
+    else  -> round((x - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) + ol
 
-with round half to even. The ranges broadcast to X by numpy rules (``auto_broadcast='none'``:
-equal shapes). OpenVINO's CPU plugin deviates from this text for il > ih (always ol) and
-il == ih (NaN); see :mod:`ir2onnx.ops.quantization`.
+with round half to even. For il <= ih this is the spec text; for il > ih (the IR OpenVINO's ONNX
+frontend writes for QuantizeLinear with a negative scale) it is what the source ONNX model
+computes, the spec's ``x <= min(il, ih) -> ol`` is not. The ranges broadcast to X by numpy rules
+(``auto_broadcast='none'``: equal shapes). OpenVINO's CPU plugin deviates for il > ih and il == ih
+(NaN); see :mod:`ir2onnx.ops.quantization`.
 """
 from __future__ import annotations
 
@@ -54,9 +56,10 @@ def fake_quantize(layer, inputs):
     steps = levels - 1
     for pos in itertools.product(*[range(d) for d in shape]):
         v, il, ih, ol, oh = (_at(a, pos) for a in inputs)
-        if v <= min(il, ih):
+        low, high = (v <= il, v > ih) if il <= ih else (v >= il, v <= ih)
+        if low:
             out[pos] = ol
-        elif v > max(il, ih):
+        elif high:
             out[pos] = oh
         else:
             level = np.rint((v - il) / (ih - il) * steps)  # round half to even

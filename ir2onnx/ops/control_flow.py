@@ -52,19 +52,20 @@ def if_op(ctx, layer, inputs):
     cond = inputs[0]
     bodies = [layer.bodies["then_body"], layer.bodies["else_body"]]
     _named(inputs[1:])
-    lowered = []
-    for body in bodies:
+    def lower(body):
         seeds = {e.internal_layer_id: inputs[e.port] for e in body.inputs}
         outs = [next(e.internal_layer_id for e in body.outputs if e.port == k)
                 for k in range(len(layer.outputs))]
-        lowered.append(ctx.body(body.graph, lambda seeds=seeds: seeds, outs))
+        return ctx.body(body.graph, lambda: seeds, outs)
+
     if cond.is_const:
         flat = np.asarray(cond.value()).reshape(-1)
         if flat.size != 1:
             raise InvalidLayer(layer, f"the condition must hold one element, got {flat.size}")
-        nodes, _, values = lowered[0 if flat[0] else 1]
+        nodes, _, values = lower(bodies[0 if flat[0] else 1])
         b.nodes.extend(nodes)
         return values
+    lowered = [lower(body) for body in bodies]
     c = _scalar_bool(layer, b, cond)
     graphs, names = [], [b.unique(f"{layer.name}/out") for _ in layer.outputs]
     for (nodes, infos, values), other in zip(lowered, reversed(lowered)):

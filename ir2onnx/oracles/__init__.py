@@ -42,3 +42,4 @@ from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
 from . import quantization  # noqa: F401  FakeQuantize
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
+from . import control_flow  # noqa: F401  If-8, Loop-5, TensorIterator-1

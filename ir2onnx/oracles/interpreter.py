@@ -61,8 +61,14 @@ def results(graph: Graph) -> list[Layer]:
 
 
 def missing_oracles(graph: Graph) -> list[Layer]:
-    """Layers with neither an oracle nor built-in evaluation."""
-    return [l for l in graph.order if l.key not in BUILTIN and oracle_for(l.type, l.version) is None]
+    """Layers with neither an oracle nor built-in evaluation (bodies included)."""
+    missing = []
+    for l in graph.order:
+        if l.key not in BUILTIN and oracle_for(l.type, l.version) is None:
+            missing.append(l)
+        for body in l.bodies.values():
+            missing += missing_oracles(body.graph)
+    return missing
 
 
 def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
@@ -96,13 +102,20 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
     absent = [n for n in names if n not in feeds]
     if absent:
         raise Ir2OnnxError(f"no value for input(s) {', '.join(map(repr, absent))}")
+    out_names = output_names(graph)
+    fed = {p.id: _check_feed(p, feeds[input_name(p)], input_name(p)) for p in parameters(graph)}
+    return {out_names[rid]: v for rid, v in run_graph(graph, fed).items()}
+
+
+def run_graph(graph: Graph, fed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run ``graph`` (the model or a body) with its Parameters' values given by layer id; returns
+    the value of every Result by layer id (a body's oracles call this for each iteration)."""
     uses: dict[tuple[str, int], int] = {}
     for layer in graph.order:
         for s in layer.sources:
             uses[(s.layer, s.output)] = uses.get((s.layer, s.output), 0) + 1
     values: dict[tuple[str, int], np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
-    out_names = output_names(graph)
     for layer in graph.order:
         inputs = [values[(s.layer, s.output)] for s in layer.sources]
         for s in layer.sources:  # free intermediates as soon as their last user has them
@@ -110,12 +123,11 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
             if uses[(s.layer, s.output)] == 0:
                 del values[(s.layer, s.output)]
         if layer.key in BUILTIN:
-            name = input_name(layer)
-            outs = [_check_feed(layer, feeds[name], name)]
+            outs = [np.asarray(fed[layer.id])]
         else:
             outs = oracle_for(layer.type, layer.version)(layer, inputs)
             if layer.type == "Result":
-                outputs[out_names[layer.id]] = np.asarray(outs[0])
+                outputs[layer.id] = np.asarray(outs[0])
                 continue
         if len(outs) != len(layer.outputs):
             raise InvalidLayer(layer, f"the oracle returned {len(outs)} output(s) for "

@@ -34,7 +34,8 @@ class Context:
     opset: int
     outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
     state_inputs: dict = field(default_factory=dict)  # variable_id -> Value of the state input
-    state_outputs: list = field(default_factory=list)  # ValueInfos of `<variable_id>.new`
+    state_outputs: dict = field(default_factory=dict)  # variable_id -> ValueInfo of `<id>.new`
+    top: Graph | None = None  # the model's graph (``graph`` is a body's while lowering one)
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         if self.opset < opset:
@@ -97,10 +98,16 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     declared.check_edges(graph)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
-    ctx = Context(b, graph, opset)
+    ctx = Context(b, graph, opset, top=graph)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
-    outputs = [ctx.outputs[r.id] for r in graph.results] + ctx.state_outputs  # IR order
+    for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value
+        if var not in ctx.state_outputs:
+            b.layer_name = var
+            b.Identity(v, _names=[var + ".new"])
+            ctx.state_outputs[var] = b.value_info(var + ".new", v.etype, v.shape)
+    outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, then the variables'
+    outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
@@ -126,7 +133,8 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
     saved_nodes, saved_layer = b.nodes, b.layer_name
     b.nodes = []
     try:
-        sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs, state_outputs=ctx.state_outputs)
+        sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
+                      state_outputs=ctx.state_outputs, top=ctx.top)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)
         infos, outs = [], []

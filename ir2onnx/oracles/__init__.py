@@ -43,3 +43,4 @@ from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequenc
 from . import quantization  # noqa: F401  FakeQuantize
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
 from . import control_flow  # noqa: F401  If-8, Loop-5, TensorIterator-1
+from . import state  # noqa: F401  ReadValue-3/-6, Assign-3/-6

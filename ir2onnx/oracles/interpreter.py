@@ -84,12 +84,15 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
     return value
 
 
-def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def evaluate(graph: Graph, feeds: dict[str, np.ndarray], state: dict | None = None) -> dict[str, np.ndarray]:
     """Run ``graph`` on ``feeds`` (keyed by input name) with the oracles.
 
     Returns ``{output name: array}`` (look outputs up by name). Raises
     :class:`~ir2onnx.errors.UnsupportedLayers` listing every layer without an oracle, and
     :class:`~ir2onnx.errors.InvalidLayer` when an oracle finds the layer or its inputs invalid.
+    ``state`` (a stateful model): ``{variable_id: value}`` that ReadValue reads (a variable absent
+    from it reads its init value, as after OpenVINO's reset_state); Assign's values replace its
+    entries when the run ends, so the same dict drives the next step.
     """
     missing = missing_oracles(graph)
     if missing:
@@ -104,12 +107,19 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
         raise Ir2OnnxError(f"no value for input(s) {', '.join(map(repr, absent))}")
     out_names = output_names(graph)
     fed = {p.id: _check_feed(p, feeds[input_name(p)], input_name(p)) for p in parameters(graph)}
-    return {out_names[rid]: v for rid, v in run_graph(graph, fed).items()}
+    new_state: dict = {}
+    outputs = {out_names[rid]: v for rid, v in run_graph(graph, fed, state, new_state).items()}
+    if state is not None:
+        state.update(new_state)
+    return outputs
 
 
-def run_graph(graph: Graph, fed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def run_graph(graph: Graph, fed: dict[str, np.ndarray], state: dict | None = None,
+              new_state: dict | None = None, reads: dict | None = None) -> dict[str, np.ndarray]:
     """Run ``graph`` (the model or a body) with its Parameters' values given by layer id; returns
-    the value of every Result by layer id (a body's oracles call this for each iteration)."""
+    the value of every Result by layer id (a body's oracles call this for each iteration).
+    A ReadValue reads ``state`` where it holds the variable (``reads`` records what each read),
+    an Assign writes ``new_state``."""
     uses: dict[tuple[str, int], int] = {}
     for layer in graph.order:
         for s in layer.sources:
@@ -124,11 +134,17 @@ def run_graph(graph: Graph, fed: dict[str, np.ndarray]) -> dict[str, np.ndarray]
                 del values[(s.layer, s.output)]
         if layer.key in BUILTIN:
             outs = [np.asarray(fed[layer.id])]
+        elif layer.type == "ReadValue" and state is not None and layer.attrs["variable_id"] in state:
+            outs = [np.asarray(state[layer.attrs["variable_id"]])]
         else:
             outs = oracle_for(layer.type, layer.version)(layer, inputs)
+            if layer.type == "Assign" and new_state is not None:
+                new_state[layer.attrs["variable_id"]] = np.asarray(inputs[0])
             if layer.type == "Result":
                 outputs[layer.id] = np.asarray(outs[0])
                 continue
+        if layer.type == "ReadValue" and reads is not None:
+            reads[layer.attrs["variable_id"]] = np.asarray(outs[0])
         if len(outs) != len(layer.outputs):
             raise InvalidLayer(layer, f"the oracle returned {len(outs)} output(s) for "
                                       f"{len(layer.outputs)} output port(s)")

@@ -38,13 +38,15 @@ from . import reverse_roll
 from . import recurrent
 from . import non_max_suppression
 from . import control_flow
+from . import state
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, control_flow)
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, control_flow,
+            state)
 
 
 def all_cases() -> list[Case]:

@@ -118,3 +118,20 @@ def test_tensor_iterator_batch_is_dynamic(tmp_path):
     xml = _build(tmp_path, rnn_model(), compress=True)
     for batch in (1, 3):
         assert_check(xml, shapes={"x": (batch, 5, 3), "h": (batch, 4)})
+
+
+def test_loop_with_an_if_inside_from_torch_script_matches_torch():
+    """samples/make_torch_loop.py: `for t in range(x.shape[1])` (a run-time trip count) around
+    `if h.sum() > 0`: a Loop-5 whose body holds an If-8."""
+    folder = SAMPLES / "torch_loop"
+    xml = folder / "torch_loop.xml"
+    model = ir2onnx.convert(xml)
+    loop = next(n for n in model.graph.node if n.op_type == "Loop")
+    body = next(a.g for a in loop.attribute if a.name == "body")
+    assert "If" in [n.op_type for n in body.node]
+    x = np.load(folder / "x.npy")
+    h, every = run_onnx(xml, {"x.1": x})
+    np.testing.assert_allclose(h, np.load(folder / "h.npy"), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(every, np.load(folder / "every.npy"), rtol=1e-5, atol=1e-6)
+    assert_check(xml, inputs={"x.1": x})
+    assert_check(xml, inputs={"x.1": x[:, :2]})  # another trip count, same model

@@ -113,3 +113,12 @@ def test_a_body_on_a_layer_that_takes_none(capsys, tmp_path, if_xml):
     end = text.index("</layer>", at)
     if_xml.write_text(text[:end] + "<body><layers/><edges/></body>" + text[end:])
     _refused(capsys, tmp_path, if_xml, r"has a <body>, but Negative takes no sub-graph")
+
+
+def test_body_port_that_disagrees_with_its_producer(capsys, tmp_path, loop_xml):
+    text = loop_xml.read_text()
+    body = text.index("<body>")
+    at = text.index('type="Result"', body)
+    dim = text.index("<dim>3</dim>", at)
+    loop_xml.write_text(text[:dim] + "<dim>7</dim>" + text[dim + len("<dim>3</dim>"):])
+    _refused(capsys, tmp_path, loop_xml, r"Result_\d+.*input port 0 declares dims \[1,7\]")

@@ -82,6 +82,13 @@ def _all_layers(graph: Graph):
             yield from _all_layers(body.graph)
 
 
+def _all_graphs(graph: Graph):
+    yield graph
+    for layer in graph.order:
+        for body in layer.bodies.values():
+            yield from _all_graphs(body.graph)
+
+
 def check_supported(graph: Graph) -> None:
     """Raise one :class:`UnsupportedLayers` that lists every layer without a lowering (bodies too)."""
     missing = [(l, "no lowering for this operation version") for l in _all_layers(graph)
@@ -95,7 +102,8 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     check_supported(graph)
-    declared.check_edges(graph)
+    for g in _all_graphs(graph):
+        declared.check_edges(g)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph)

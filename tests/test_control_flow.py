@@ -86,7 +86,18 @@ def test_loop_trip_count_is_a_runtime_input(tmp_path):
     for trip in (1, 2, 5):
         every = run_onnx(xml, {"x": x, "trip": np.array(trip, np.int64)})[1]
         np.testing.assert_allclose(every, _loop_reference(x, trip)[1])
-    assert_check(xml, inputs={"x": x, "trip": np.array(3, np.int64)})
+    for trip in (3, 0):
+        assert_check(xml, inputs={"x": x, "trip": np.array(trip, np.int64)})
+    last, every = run_onnx(xml, {"x": x, "trip": np.array(0, np.int64)})
+    assert every.shape == (0, 3) and not last.any()  # zero iterations: the initial value
+
+
+def test_loop_trip_count_minus_one_runs_until_the_condition(tmp_path):
+    xml = _build(tmp_path, loop_model(stop_at=3, runtime_trip=True))
+    x = np.array([[3.0, 1.0, -1.0]], np.float32)
+    every = run_onnx(xml, {"x": x, "trip": np.array(-1, np.int64)})[1]
+    np.testing.assert_allclose(every, _loop_reference(x, 3)[1])
+    assert_check(xml, inputs={"x": x, "trip": np.array(-1, np.int64)})
 
 
 def _rnn_reference(x, h, reverse, seed=1):

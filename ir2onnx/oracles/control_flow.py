@@ -84,8 +84,16 @@ def _outputs(layer, body, history, state):
             parts = [h[rid] for h in history]
             if e.stride < 0:
                 parts = parts[::-1]
-            if not parts:
-                raise InvalidLayer(layer, "a concatenated output of zero iterations")
+            if not parts:  # zero iterations: empty along the axis, the output port's other dims
+                shape = layer.outputs[k].shape
+                axis = e.axis % len(shape) if shape else 0
+                if not shape or any(d is None for i, d in enumerate(shape) if i != axis):
+                    raise InvalidLayer(layer, "a concatenated output of zero iterations whose "
+                                              "other dims are not declared")
+                etype = layer.outputs[k].etype
+                results.append(np.zeros(tuple(0 if i == axis else d for i, d in enumerate(shape)),
+                                        etype.numpy if etype else np.float32))
+                continue
             results.append(np.concatenate(parts, axis=e.axis % parts[0].ndim))
         elif history:
             results.append(history[-1][rid])

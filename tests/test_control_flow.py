@@ -146,3 +146,29 @@ def test_loop_with_an_if_inside_from_torch_script_matches_torch():
     np.testing.assert_allclose(every, np.load(folder / "every.npy"), rtol=1e-5, atol=1e-6)
     assert_check(xml, inputs={"x.1": x})
     assert_check(xml, inputs={"x.1": x[:, :2]})  # another trip count, same model
+
+
+def test_if_branches_of_different_shapes(tmp_path):
+    """then: x twice along axis 0 ([2n, 3]); else: x[:, :2] ([n, 2]): the If output's shape is
+    what both branches agree on (rank 2), and each branch runs with its own shape."""
+    import openvino as ov
+    import openvino.opset15 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x, c = ov_parameter([None, 3]), ov_parameter([], np.bool_, "c")
+    node = ops.if_op(c)
+    tx, ex = ops.parameter([-1, 3], np.float32), ops.parameter([-1, 3], np.float32)
+    tr = ops.result(ops.concat([tx, tx], 0))
+    cut = [ops.constant(np.array([v])) for v in (0, 2, 1, 1)]
+    er = ops.result(ops.slice(ex, *cut))
+    node.set_then_body(ov.Model([tr], [tx]))
+    node.set_else_body(ov.Model([er], [ex]))
+    node.set_input(x.output(0), tx, ex)
+    xml = ov_save(tmp_path / "m.xml", node.set_output(tr, er), [x, c])
+    out = ir2onnx.convert(xml).graph.output[0].type.tensor_type.shape
+    assert len(out.dim) == 2 and not any(d.HasField("dim_value") for d in out.dim)
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for cond, want in ((True, np.concatenate([v, v])), (False, v[:, :2])):
+        np.testing.assert_array_equal(run_onnx(xml, {"x": v, "c": np.array(cond)})[0], want)
+        assert_check(xml, inputs={"x": v, "c": np.array(cond)})

@@ -57,19 +57,19 @@ def loop_model(trip=4, stop_at=None, runtime_trip=False):
     return make
 
 
-def rnn_model(reverse=False, steps=5, seed=1):
-    """h = tanh(x_t W + h R) over axis 1 of x (backwards when ``reverse``); outputs the last h and
-    every h concatenated along axis 1."""
+def rnn_model(reverse=False, steps=5, seed=1, part=1):
+    """h = tanh(x_t W + h R) over axis 1 of x (backwards when ``reverse``; ``part`` steps of x at
+    a time, flattened); outputs the last h and every h concatenated along axis 1."""
     def make(ops):
         import openvino as ov
 
         rng = np.random.default_rng(seed)
-        w = rng.standard_normal((3, 4)).astype(np.float32)
+        w = rng.standard_normal((3 * part, 4)).astype(np.float32)
         r = rng.standard_normal((4, 4)).astype(np.float32) * 0.5
         x, h = param(ops, [None, steps, 3]), param(ops, [None, 4], name="h")
         node = ops.tensor_iterator()
-        bx, bh = ops.parameter([-1, 1, 3], np.float32), ops.parameter([-1, 4], np.float32)
-        xt = ops.squeeze(bx, const(ops, [1]))
+        bx, bh = ops.parameter([-1, part, 3], np.float32), ops.parameter([-1, 4], np.float32)
+        xt = ops.reshape(bx, const(ops, [0, 3 * part]), True)
         nh = ops.tanh(ops.add(ops.matmul(xt, ops.constant(w), False, False),
                               ops.matmul(bh, ops.constant(r), False, False)))
         r0, r1 = ops.result(nh), ops.result(ops.unsqueeze(nh, const(ops, [1])))
@@ -77,7 +77,7 @@ def rnn_model(reverse=False, steps=5, seed=1):
         if reverse:
             node.set_sliced_input(bx, x.output(0), -1, -1, 1, 0, 1)
         else:
-            node.set_sliced_input(bx, x.output(0), 0, 1, 1, -1, 1)
+            node.set_sliced_input(bx, x.output(0), 0, part, part, -1, 1)
         node.set_merged_input(bh, h.output(0), r0.output(0))
         last = node.get_iter_value(r0.output(0), -1)
         every = node.get_concatenated_slices(r1.output(0), 0, 1, 1, -1, 1)
@@ -130,6 +130,8 @@ CASES = [
          expect={"h_all": (2, 5, 4), "h_last": (2, 4)}),
     Case("tensor_iterator/reverse", TI, ov_build(rnn_model(reverse=True)), exact=False,
          shapes={"x": (2, 5, 3), "h": (2, 4)}, expect={"h_all": (2, 5, 4)}),
+    Case("tensor_iterator/part-size-2", TI, ov_build(rnn_model(steps=6, part=2)), exact=False,
+         shapes={"x": (2, 6, 3), "h": (2, 4)}, expect={"h_all": (2, 3, 4)}),
     Case("tensor_iterator/running-sum", TI, ov_build(running_sum_model()), exact=False,
          expect={"total": lambda f: f["h"] + f["x"].sum(1)},
          openvino_deviates="a body adding the slice straight to the carried value: OpenVINO's CPU "

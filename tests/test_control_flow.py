@@ -9,7 +9,7 @@ import onnx
 
 import ir2onnx
 from ir2onnx.selftest.cases import ov_build
-from ir2onnx.selftest.control_flow import if_model, loop_model, rnn_model
+from ir2onnx.selftest.control_flow import if_model, loop_model, rnn_model, sliced_loop_model
 from ir2onnx.testing import assert_check, run_onnx, run_openvino
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -172,3 +172,25 @@ def test_if_branches_of_different_shapes(tmp_path):
     for cond, want in ((True, np.concatenate([v, v])), (False, v[:, :2])):
         np.testing.assert_array_equal(run_onnx(xml, {"x": v, "c": np.array(cond)})[0], want)
         assert_check(xml, inputs={"x": v, "c": np.array(cond)})
+
+
+def test_loop_over_slices_of_an_input(tmp_path):
+    """Loop-5 with a sliced input (axis 1) and a last-iteration output that is no back edge;
+    a trip count beyond the slices (or -1) stops at the last slice (OpenVINO's CPU plugin
+    raises there instead, so it is compared only within the slices)."""
+    xml = _build(tmp_path, sliced_loop_model())
+    x = np.random.default_rng(2).standard_normal((2, 4, 3)).astype(np.float32)
+    acc, every = np.zeros((2, 1, 3), np.float32), []
+    for t in range(4):
+        acc = 2 * acc + x[:, t:t + 1]
+        every.append(acc)
+    for trip in (1, 3, 4):
+        last, got_every, last_i = run_onnx(xml, {"x": x, "trip": np.array(trip)})
+        np.testing.assert_allclose(last, every[trip - 1], rtol=1e-6)
+        np.testing.assert_allclose(got_every, np.concatenate(every[:trip], 1), rtol=1e-6)
+        assert last_i == trip - 1
+        assert_check(xml, inputs={"x": x, "trip": np.array(trip)})
+    for trip in (9, -1):
+        result = assert_check(xml, inputs={"x": x, "trip": np.array(trip)}, openvino=False,
+                              require=("ort:cpu", "oracle"))
+        assert result.backend("ort:cpu").outputs["every"].shape == (2, 4, 3)

@@ -83,13 +83,12 @@ def if_op(ctx, layer, inputs):
 
 @lowers("Loop", "opset5")
 def loop5(ctx, layer, inputs):
-    """Loop-5 -> Loop (trip count: Cast to int64, -1 -> INT64_MAX; execution condition: the
-    body's execution_condition Result; current_iteration: Cast of iter_num; back edges: carried
-    values; concatenated outputs: scan outputs merged along their axis)."""
+    """Loop-5 -> Loop (trip count: Cast to int64, -1 -> INT64_MAX, at most the slices of a sliced
+    input; execution condition: the body's execution_condition Result; current_iteration: Cast
+    of iter_num; back edges: carried values; sliced inputs: Slice at start + iter_num * stride;
+    concatenated outputs: scan outputs merged along their axis)."""
     b = ctx.b
     body = layer.bodies["body"]
-    if any(e.axis is not None for e in body.inputs):
-        raise UnsupportedLayer(layer, "sliced Loop inputs are not supported")
     trip = inputs[0]
     if trip.is_const:
         n = int(np.asarray(trip.value()).reshape(-1)[0])
@@ -97,6 +96,8 @@ def loop5(ctx, layer, inputs):
     else:
         t = b.Reshape(b.Cast(trip, to=7), b.const([], np.int64))
         m = b.Where(b.Less(t, b.const(0)), b.const(INT64_MAX), t)
+    if any(e.axis is not None for e in body.inputs):  # no more iterations than slices
+        m = b.Min(m, iteration_count(layer, inputs, body))
     cond = _scalar_bool(layer, b, inputs[1])
 
     def current_iteration(entry, param, iter_num, b):

@@ -161,7 +161,8 @@ def loop(ctx, layer, inputs, body, trip: str | None, cond: str | None, seed_spec
 
 
 def iteration_count(layer, inputs, body) -> str:
-    """TensorIterator: the iteration count of its first sliced input, as an int64 scalar."""
+    """The iteration count of the first sliced input, as an int64 scalar (TensorIterator's
+    iteration count; a bound on Loop's)."""
     entries = [e for e in body.inputs if e.axis is not None]
     if not entries:
         raise UnsupportedLayer(layer, "a TensorIterator without a sliced input (its iteration count "

@@ -48,8 +48,11 @@ def _run(layer, inputs, body, trip: int | None, cond: bool):
     params = {p.id: p for p in body.graph.parameters}
     sliced = {e.internal_layer_id: _slices(e, np.asarray(inputs[e.port]))
               for e in body.inputs if e.axis is not None}
-    if trip is None:
-        trip = min(len(s) for s in sliced.values()) if sliced else 0
+    if sliced:  # a TensorIterator runs once per slice; a Loop at most that often
+        count = min(len(s) for s in sliced.values())
+        trip = count if trip is None or trip < 0 else min(trip, count)
+    elif trip is None:
+        trip = 0
     state = {e.internal_layer_id: np.asarray(inputs[e.port]) for e in body.inputs
              if e.port >= 0 and e.axis is None}
     exec_cond = next((e.internal_layer_id for e in body.outputs if e.purpose == "execution_condition"), None)

@@ -102,6 +102,29 @@ def running_sum_model(steps=3):
     return make
 
 
+def sliced_loop_model():
+    """A Loop over slices of x[?, 4, 3] along axis 1 (acc <- 2 acc + x_t) for a run-time trip
+    count; outputs the last acc, every acc along axis 1 and the last iteration number (a
+    last-iteration output that is not a back edge)."""
+    def make(ops):
+        import openvino as ov
+
+        x, t = param(ops, [None, 4, 3]), param(ops, [], np.int64, "trip")
+        node = ops.loop(t, ops.constant(True))
+        bx, bacc = ops.parameter([-1, 1, 3], np.float32), ops.parameter([-1, 1, 3], np.float32)
+        bi = ops.parameter([], np.int64)
+        racc = ops.result(ops.add(ops.multiply(bacc, const(ops, 2.0, np.float32)), bx))
+        rc, ri = ops.result(ops.constant(True)), ops.result(ops.convert(bi, np.float32))
+        node.set_function(ov.Model([rc, racc, ri], [bx, bacc, bi]))
+        node.set_special_body_ports([2, 0])
+        node.set_sliced_input(bx, x.output(0), 0, 1, 1, -1, 1)
+        node.set_merged_input(bacc, ops.constant(np.zeros((1, 1, 3), np.float32)).output(0), racc.output(0))
+        return [(node.get_iter_value(racc.output(0), -1), "last"),
+                (node.get_concatenated_slices(racc.output(0), 0, 1, 1, -1, 1), "every"),
+                (node.get_iter_value(ri.output(0), -1), "last_i")], [x, t]
+    return make
+
+
 def _loop_expected(trip):
     def every(f):
         acc, out = np.zeros((1, 3), np.float32), []
@@ -126,6 +149,10 @@ CASES = [
          expect={"every": _loop_expected(3)}),
     Case("loop/runtime-trip-count", LOOP, ov_build(loop_model(runtime_trip=True)), exact=False,
          inputs=lambda rng: {"trip": np.array(2, np.int64)}, expect={"every": _loop_expected(2)}),
+    Case("loop/sliced-input", LOOP, ov_build(sliced_loop_model()), exact=False,
+         inputs=lambda rng: {"trip": np.array(3, np.int64)}, shapes={"x": (1, 4, 3)},
+         expect={"last_i": np.float32(2), "every": (1, 3, 3),
+                 "last": lambda f: (4 * f["x"][:, :1] + 2 * f["x"][:, 1:2] + f["x"][:, 2:3])}),
     Case("tensor_iterator/forward", TI, ov_build(rnn_model()), exact=False, shapes={"x": (2, 5, 3), "h": (2, 4)},
          expect={"h_all": (2, 5, 4), "h_last": (2, 4)}),
     Case("tensor_iterator/reverse", TI, ov_build(rnn_model(reverse=True)), exact=False,

@@ -113,3 +113,12 @@ def test_bad_state_is_refused(capsys, tmp_path):
     capsys.readouterr()
     _refused(capsys, tmp_path, _state_ir(tmp_path, second_assign=True), "variable 'v' is assigned twice")
     _refused(capsys, tmp_path, _state_ir(tmp_path, assign_other=True), "no ReadValue reads variable 'w'")
+
+
+def test_check_command_drives_the_steps(capsys, tmp_path):
+    """`ir2onnx check` (OpenVINO in its child process) compares every step and variable."""
+    xml = stateful_build(kv_decoder(layers=1))(tmp_path)
+    assert main(["check", str(xml), "--shape", "x=1,1,4"]) == 0
+    out = capsys.readouterr().out
+    for k in range(1, 5):
+        assert f"output 'y@{k}'" in out and f"output 'k_cache_0.new@{k}'  shape [1,{k},4]" in out

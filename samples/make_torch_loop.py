@@ -51,7 +51,7 @@ def main() -> None:
     HERE.mkdir(exist_ok=True)
     ov.save_model(model, str(HERE / "torch_loop.xml"))
     x = np.random.default_rng(0).standard_normal((2, 5, 4)).astype(np.float32)
-    np.save(HERE / "x.npy", x)
+    np.save(HERE / "x.1.npy", x)  # named like the input: tests/test_harness.py feeds it
     with torch.no_grad():
         h, every = scripted(torch.from_numpy(x))
     np.save(HERE / "h.npy", h.numpy())

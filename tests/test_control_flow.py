@@ -140,7 +140,7 @@ def test_loop_with_an_if_inside_from_torch_script_matches_torch():
     loop = next(n for n in model.graph.node if n.op_type == "Loop")
     body = next(a.g for a in loop.attribute if a.name == "body")
     assert "If" in [n.op_type for n in body.node]
-    x = np.load(folder / "x.npy")
+    x = np.load(folder / "x.1.npy")
     h, every = run_onnx(xml, {"x.1": x})
     np.testing.assert_allclose(h, np.load(folder / "h.npy"), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(every, np.load(folder / "every.npy"), rtol=1e-5, atol=1e-6)

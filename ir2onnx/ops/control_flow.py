@@ -52,6 +52,7 @@ def if_op(ctx, layer, inputs):
     cond = inputs[0]
     bodies = [layer.bodies["then_body"], layer.bodies["else_body"]]
     _named(inputs[1:])
+
     def lower(body):
         seeds = {e.internal_layer_id: inputs[e.port] for e in body.inputs}
         outs = [next(e.internal_layer_id for e in body.outputs if e.port == k)

@@ -98,12 +98,19 @@ def _opset(args) -> int:
 
 def cmd_convert(args) -> int:
     from .api import convert_file
+    from .ir.reader import load_ir
+    from .stateful import variables
 
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
-    convert_file(args.model, out, args.weights, opset=_opset(args),
-                 external_data=True if args.external_data else None)
+    graph = load_ir(args.model, args.weights)
+    convert_file(graph, out, opset=_opset(args), external_data=True if args.external_data else None)
     print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    state = variables(graph)
+    if state:
+        print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
+              f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
+              f"step's <name>.new", file=sys.stderr)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from ir2onnx.cli import main
@@ -122,3 +123,28 @@ def test_body_port_that_disagrees_with_its_producer(capsys, tmp_path, loop_xml):
     dim = text.index("<dim>3</dim>", at)
     loop_xml.write_text(text[:dim] + "<dim>7</dim>" + text[dim + len("<dim>3</dim>"):])
     _refused(capsys, tmp_path, loop_xml, r"Result_\d+.*input port 0 declares dims \[1,7\]")
+
+
+def test_execution_condition_that_is_not_boolean(capsys, tmp_path):
+    """A hand-made Loop whose execution_condition Result is f32: refused, naming the Loop."""
+    from ir2onnx.testing import IRWriter
+
+    body = IRWriter("body")
+    bx = body.parameter([1, 3], "f32", "bx")
+    body.result(bx)
+    body.result(body.const(np.ones((), np.float32)))  # its bytes: read from m.bin, never run
+    w = IRWriter("m")
+    x = w.parameter([1, 3], "f32", "x")
+    trip, cond = w.const(np.array(2, np.int64)), w.const(np.array(True))
+    w.layer("Loop", "opset5", [trip, cond, x], {}, [("f32", (1, 3))], out_names=["y"])
+    xml = w.xml()
+    inner = body.xml().split("<net", 1)[1].split(">", 1)[1].rsplit("</net>", 1)[0]
+    pm = ('<port_map><input external_port_id="2" internal_layer_id="0"/>'
+          '<output external_port_id="3" internal_layer_id="1"/>'
+          '<output external_port_id="-1" internal_layer_id="3" purpose="execution_condition"/>'
+          '</port_map>')
+    xml = xml.replace('type="Loop" version="opset5">', f'type="Loop" version="opset5">{pm}<body>{inner}</body>', 1)
+    path = tmp_path / "m.xml"
+    path.write_text(xml)
+    (tmp_path / "m.bin").write_bytes(bytes(w.bin))
+    _refused(capsys, tmp_path, path, r"Loop.*execution condition must be one boolean, the body gives f32")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from ..errors import UnsupportedLayer
+from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
 
@@ -126,6 +126,9 @@ def loop(ctx, layer, inputs, body, trip: str | None, cond: str | None, seed_spec
         if exec_cond is None:
             return Value(b, BOOL, (), name=b.Identity(cond_in))
         v = result_value(exec_cond)
+        if v.etype != BOOL or (v.shape is not None and any(d not in (1, None) for d in v.shape)):
+            raise InvalidLayer(layer, f"the execution condition must be one boolean, the body gives "
+                                      f"{v.etype.name} {list(v.shape) if v.shape is not None else '[...]'}")
         return Value(b, BOOL, (), name=v.name if v.shape == () else b.Reshape(v, b.const([], np.int64)))
 
     outs = [cond_out] + [rid for rid, _ in carried] + [e.internal_layer_id for e in scans]

@@ -1,4 +1,4 @@
-"""``python -m ir2onnx._openvino_child XML BIN FEEDS.pkl OUT.pkl``: the child process of
+"""``python -m ir2onnx._openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS``: the child process of
 :func:`ir2onnx.backends.run_openvino_isolated` (runs OpenVINO where its crashes cannot end the
 parent). Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the IR, 4 on any other error; the
 message is the last line on stderr."""
@@ -13,10 +13,10 @@ from .ir.reader import load_ir
 
 
 def main(argv: list[str]) -> int:
-    xml, weights, inp, out = argv
+    xml, weights, inp, out, steps = argv
     graph = load_ir(xml, weights or None)
     try:
-        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()))
+        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps))
     except Refused as e:
         print(e, file=sys.stderr)
         return REFUSED_EXIT

@@ -131,8 +131,9 @@ def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
     return evaluate(graph, feeds)
 
 
-def run_openvino(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
-    """OpenVINO's CPU plugin at f32 inference precision; outputs renamed to the IR's names."""
+def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
+    """OpenVINO's CPU plugin at f32 inference precision; outputs renamed to the IR's names.
+    ``steps`` > 0: a stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`)."""
     import openvino as ov
 
     from .oracles.interpreter import input_name, output_names, parameters, results
@@ -152,7 +153,19 @@ def run_openvino(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
     for i, port in enumerate(compiled.inputs):
         name = by_param[port.get_node().friendly_name]
         request.set_input_tensor(i, _ov_tensor(ov, feeds[name]))
+
+    def collect():
+        return _collect(compiled, request, by_result)
+
+    if steps:
+        from .stateful import openvino_steps
+
+        return openvino_steps(request, collect, steps)
     request.infer()
+    return collect()
+
+
+def _collect(compiled, request, by_result: dict) -> dict[str, np.ndarray]:
     out = {}
     for i, port in enumerate(compiled.outputs):
         name = by_result.get(port.get_node().friendly_name)
@@ -189,12 +202,17 @@ def _ov_tensor(ov, array: np.ndarray):
     return ov.Tensor(array)
 
 
-def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None) -> dict:
+def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None,
+            state: dict | None = None, steps: int = 0) -> dict:
     from . import runtime
 
     if problem:
         raise Ir2OnnxError(problem)
     sess = runtime.session(model_path, provider)
+    if steps:
+        from .stateful import ort_steps
+
+        return ort_steps(sess, feeds, state or {}, steps)
     return runtime.run(sess, feeds)
 
 
@@ -217,7 +235,7 @@ def convert_to(graph: Graph, opset: int, folder: str) -> tuple[Path, str | None]
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
     """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
     backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
@@ -231,7 +249,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx._openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out)]
+               str(inp), str(out), str(steps)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:

@@ -55,6 +55,10 @@ def _add_run(sub) -> None:
     p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
                    help="onnxruntime execution provider (default cpu)")
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
+    p.add_argument("--steps", type=int, default=4, metavar="N",
+                   help="steps of a stateful IR model (ReadValue/Assign): the first is fed the "
+                        "variables' init values, each next one the previous step's "
+                        "<variable_id>.new (default 4)")
     p.set_defaults(func=cmd_run)
 
 
@@ -98,12 +102,20 @@ def _opset(args) -> int:
 
 def cmd_convert(args) -> int:
     from .api import convert_file
+    from .ir.reader import load_ir
+    from .stateful import variables
 
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
-    convert_file(args.model, out, args.weights, opset=_opset(args),
-                 external_data=True if args.external_data else None, verify=not args.no_verify)
+    graph = load_ir(args.model, args.weights)
+    convert_file(graph, out, opset=_opset(args), external_data=True if args.external_data else None,
+                 verify=not args.no_verify)
     print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    state = variables(graph)
+    if state:
+        print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
+              f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
+              f"step's <name>.new", file=sys.stderr)
     return 0
 
 
@@ -122,11 +134,16 @@ def cmd_run(args) -> int:
     from . import runtime
 
     given, shapes = parse_feeds(args)
+    graph, state_vars = None, []
     with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
         model = Path(args.model)
         if model.suffix.lower() == ".xml":
             from .api import convert_file
+            from .ir.reader import load_ir
+            from .stateful import variables
 
+            graph = load_ir(model, args.weights)
+            state_vars = variables(graph)
             model = convert_file(model, Path(tmp) / (model.stem + ".onnx"), args.weights)
         elif not model.is_file():
             raise Ir2OnnxError(f"model file '{model}' not found")
@@ -137,7 +154,15 @@ def cmd_run(args) -> int:
         except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
             raise Ir2OnnxError(f"onnxruntime cannot load '{model}': {str(e).strip().splitlines()[0]}") from None
         feeds = runtime.make_inputs(sess, given, shapes, seed=args.seed)
-        outputs = runtime.run(sess, feeds)
+        if state_vars:
+            from .stateful import initial_state, ort_steps
+
+            if args.steps < 1:
+                raise Ir2OnnxError(f"--steps must be at least 1, got {args.steps}")
+            feeds = {k: v for k, v in feeds.items() if k not in state_vars}
+            outputs = ort_steps(sess, feeds, initial_state(graph, feeds), args.steps)
+        else:
+            outputs = runtime.run(sess, feeds)
     for name, value in feeds.items():
         print(_summary(f"input {name}", value))
     for name, value in outputs.items():

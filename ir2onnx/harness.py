@@ -22,6 +22,7 @@ from .compare import Comparison, compare
 from .errors import Ir2OnnxError
 from .feed_args import add_feed_args, parse_feeds
 from .ir.graph import Graph
+from .stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 
 REFERENCE = "oracle"
 
@@ -81,7 +82,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
           providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
-          bitexact: bool = False, isolate_openvino: bool = False) -> CheckResult:
+          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -91,6 +92,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     ``bitexact`` demands identical bytes of every output (data-movement models).
     ``isolate_openvino`` runs OpenVINO in a child process, so that a crash inside it is reported
     as that backend's error (the CLI does this; tests and selftest run it in-process, faster).
+    A stateful model (ReadValue/Assign) runs ``steps`` steps (default 4) on the same inputs, each
+    backend carrying its state (:mod:`ir2onnx.stateful`); step k's outputs are compared as
+    ``<output>@k`` and the variables as ``<variable_id>.new@k``.
     """
     from .api import _graph
     from .lowering.convert import DEFAULT_OPSET
@@ -100,14 +104,18 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     opset = DEFAULT_OPSET if opset is None else opset
     run_providers, unavailable = resolve_providers(providers)
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
+    stateful = bool(variables(graph))
+    steps = (steps or STEPS) if stateful else 0
     backends: list[BackendRun] = []
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
         onnx_path, problem = convert_to(graph, opset, tmp)
+        state = initial_state(graph, feeds) if stateful and not problem else None
         for p in run_providers:
-            backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem)))
+            backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
     backends += unavailable
     if oracle:
-        backends.append(timed(REFERENCE, lambda: run_oracle(graph, feeds)))
+        backends.append(timed(REFERENCE, lambda: oracle_steps(graph, feeds, steps) if steps
+                              else run_oracle(graph, feeds)))
     if openvino:
         try:
             import openvino as _ov  # noqa: F401
@@ -115,13 +123,14 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
             run = run_openvino_isolated if isolate_openvino else run_openvino
-            backends.append(timed("openvino", lambda: run(graph, feeds)))
+            backends.append(timed("openvino", lambda: run(graph, feeds, steps)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
     done = [b for b in backends if b.status == "ok"]
     checks = []
-    for name in output_names(graph).values():
+    names = step_output_names(graph, steps) if steps else list(output_names(graph).values())
+    for name in names:
         first = next((b.outputs[name] for b in done if name in b.outputs), None)
         oc = OutputCheck(name, None if first is None else tuple(first.shape),
                          "" if first is None else str(first.dtype))

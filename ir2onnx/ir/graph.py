@@ -88,6 +88,35 @@ class Source:
     output: int
 
 
+@dataclass(frozen=True)
+class PortMapEntry:
+    """One ``<port_map>`` rule of If/Loop/TensorIterator: an outer port <-> a body Parameter/Result.
+
+    ``port`` is the index of the outer input (or output) port in ``layer.inputs`` (``outputs``),
+    -1 for Loop's special ports (``purpose`` then says which); ``axis`` is None unless the tensor
+    is sliced (inputs) or concatenated (outputs) along it.
+    """
+
+    port: int
+    internal_layer_id: str
+    axis: int | None = None
+    start: int = 0
+    end: int = -1
+    stride: int = 1
+    part_size: int = 1
+    purpose: str | None = None
+
+
+@dataclass
+class Body:
+    """A sub-graph of If/Loop/TensorIterator with its port map and back edges."""
+
+    graph: "Graph"
+    inputs: list[PortMapEntry]
+    outputs: list[PortMapEntry]
+    back_edges: list[tuple[str, str]]  # (body Result id, body Parameter id)
+
+
 @dataclass
 class Layer:
     """One ``<layer>``: type, version, typed attributes, ports and where each input comes from."""
@@ -102,6 +131,7 @@ class Layer:
     sources: list[Source] = field(default_factory=list)
     const: ConstData | None = None
     rt_info: dict[str, str] = field(default_factory=dict)
+    bodies: dict[str, Body] = field(default_factory=dict)  # "body", "then_body", "else_body"
 
     @property
     def key(self) -> tuple[str, str]:

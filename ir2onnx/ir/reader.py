@@ -16,6 +16,7 @@ from defusedxml import DefusedXmlException
 
 from ..errors import InvalidLayer, IRFormatError
 from .element_types import element_type
+from .bodies import parse_bodies
 from .graph import BinFile, ConstData, Graph, Layer, Port, Source
 from .schema import parse_attributes, parse_dims, schemas
 
@@ -118,9 +119,15 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
     version = _int(root.get("version"), "IR version")
     if version not in SUPPORTED_IR_VERSIONS:
         raise IRFormatError(f"IR version {version} is not supported (only {', '.join(map(str, SUPPORTED_IR_VERSIONS))})")
+    return _network(root, root.get("name", xml_path.stem), version, xml_path, bin_path, binfile)
+
+
+def _network(root, name: str, version: int, xml_path: Path, bin_path: Path,
+             binfile: BinFile | None) -> Graph:
+    """One ``<layers>`` + ``<edges>`` network: the model, or a body of If/Loop/TensorIterator."""
     layers_elem = root.find("layers")
     if layers_elem is None:
-        raise IRFormatError(f"'{xml_path}' has no <layers>")
+        raise IRFormatError(f"'{xml_path}' has no <layers>" if root.tag == "net" else f"sub-graph '{name}' has no <layers>")
     all_schemas = schemas()
     layers: dict[str, Layer] = {}
     file_order: dict[str, int] = {}
@@ -130,6 +137,8 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
             raise IRFormatError(f"duplicate layer id {layer.id} ('{layers[layer.id].name}' and '{layer.name}')")
         if problems:
             raise InvalidLayer(layer, "; ".join(problems))
+        layer.bodies = parse_bodies(elem, layer, lambda body, body_name: _network(
+            body, body_name, version, xml_path, bin_path, binfile))
         layers[layer.id] = layer
         file_order[layer.id] = len(file_order)
     _connect(root, layers)
@@ -142,11 +151,12 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
     order = _topological_order(layers, file_order)
     params = [l for l in layers.values() if l.type == "Parameter"]
     results = [l for l in layers.values() if l.type == "Result"]
+    where = f"'{xml_path}'" if root.tag == "net" else f"sub-graph '{name}'"
     if not layers:
-        raise IRFormatError(f"'{xml_path}' has no layers: there is no model to convert")
+        raise IRFormatError(f"{where} has no layers: there is no model to convert")
     if not results:
-        raise IRFormatError(f"'{xml_path}' has no Result layer: the model has no output")
-    return Graph(root.get("name", xml_path.stem), version, layers, order, params, results,
+        raise IRFormatError(f"{where} has no Result layer: the model has no output")
+    return Graph(name, version, layers, order, params, results,
                  str(xml_path), str(bin_path) if binfile else None)
 
 

@@ -34,10 +34,17 @@ class Context:
     graph: Graph
     opset: int
     outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
+    state_inputs: dict = field(default_factory=dict)  # variable_id -> Value of the state input
+    state_outputs: dict = field(default_factory=dict)  # variable_id -> ValueInfo of `<id>.new`
+    top: Graph | None = None  # the model's graph (``graph`` is a body's while lowering one)
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         if self.opset < opset:
             raise UnsupportedLayer(layer, f"{what} needs ONNX opset >= {opset} (converting with opset {self.opset}; use --opset {opset})")
+
+    def body(self, graph: Graph, prelude, outputs: list[str]):
+        """Lower a sub-graph into its own node list (see :func:`lower_body`)."""
+        return lower_body(self, graph, prelude, outputs)
 
     def onnx_type(self, layer: Layer, etype: ElementType) -> int:
         """The ONNX data type for ``etype``, or a clear error naming the layer."""
@@ -70,9 +77,23 @@ class Converted:
         return model
 
 
+def _all_layers(graph: Graph):
+    for layer in graph.order:
+        yield layer
+        for body in layer.bodies.values():
+            yield from _all_layers(body.graph)
+
+
+def _all_graphs(graph: Graph):
+    yield graph
+    for layer in graph.order:
+        for body in layer.bodies.values():
+            yield from _all_graphs(body.graph)
+
+
 def check_supported(graph: Graph) -> None:
-    """Raise one :class:`UnsupportedLayers` that lists every layer without a lowering."""
-    missing = [(l, "no lowering for this operation version") for l in graph.order
+    """Raise one :class:`UnsupportedLayers` that lists every layer without a lowering (bodies too)."""
+    missing = [(l, "no lowering for this operation version") for l in _all_layers(graph)
                if lowering_for(l.type, l.version) is None]
     if missing:
         raise UnsupportedLayers(missing)
@@ -83,13 +104,75 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     check_supported(graph)
-    declared.check_edges(graph)
+    for g in _all_graphs(graph):
+        declared.check_edges(g)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
-    ctx = Context(b, graph, opset)
+    ctx = Context(b, graph, opset, top=graph)
     values: dict[tuple[str, int], Value | None] = {}
+    _walk(ctx, graph, values)
+    for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value
+        if var not in ctx.state_outputs:
+            b.layer_name = var
+            b.Identity(v, _names=[var + ".new"])
+            ctx.state_outputs[var] = b.value_info(var + ".new", v.etype, v.shape)
+    outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, then the variables'
+    outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
+    declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
+    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
+    model = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
+        producer_version=__version__,
+        ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
+    )
+    helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
+    by_name = {layer.name: layer for layer in reversed(list(_all_layers(graph)))}  # the first of equal names
+    node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
+    return Converted(model, b.tensors, node_layers)
+
+
+def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
+    """Lower the body ``graph`` into a node list of its own.
+
+    ``prelude()`` runs first, inside the body (its nodes belong to the body), and returns the
+    Value of every body Parameter by layer id; ``outputs`` lists body Result ids. Returns
+    ``(nodes, output ValueInfos, output Values)``; an ``outputs`` entry may instead be a function
+    of ``result_value(result id) -> Value`` that makes the output (a condition made scalar). Each output is an Identity made inside the
+    body, so no body output is an outer-scope name. Outer values reach the body by name (ONNX's
+    outer-scope capture); initializers stay in the main graph.
+    """
+    b = ctx.b
+    saved_nodes, saved_layer = b.nodes, b.layer_name
+    b.nodes = []
+    try:
+        sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
+                      state_outputs=ctx.state_outputs, top=ctx.top)
+        values: dict = {(pid, 0): v for pid, v in prelude().items()}
+        _walk(sub, graph, values, body=True)
+        infos, outs = [], []
+        def result_value(rid: str) -> Value:
+            src = graph.layers[rid].sources[0]
+            return values[(src.layer, src.output)]
+
+        for out in outputs:
+            b.layer_name = f"{graph.name}/out"
+            v = out(result_value) if callable(out) else result_value(out)
+            name = b.Identity(v.name)
+            infos.append(b.value_info(name, v.etype, v.shape))
+            outs.append(Value(b, v.etype, v.shape, name=name))
+        return b.nodes, infos, outs
+    finally:
+        b.nodes, b.layer_name = saved_nodes, saved_layer
+
+
+def _walk(ctx: Context, graph: Graph, values: dict, body: bool = False) -> None:
+    """Lower every layer of ``graph`` in order into ``values``; a body's Parameters are seeded in
+    ``values`` and its Results are read by the caller."""
+    b = ctx.b
     errors: list[InvalidLayer] = []
     for layer in graph.order:
+        if body and layer.type in ("Parameter", "Result"):
+            continue
         inputs = [values[(s.layer, s.output)] for s in (*layer.sources, *extra_sources(graph, layer))]
         if any(v is None for v in inputs):  # downstream of a layer that already failed
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
@@ -108,18 +191,6 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         raise errors[0]
     if errors:
         raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
-    outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, not lowering order
-    declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
-    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
-    model = helper.make_model(
-        g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
-        producer_version=__version__,
-        ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
-    )
-    helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
-    by_name = {layer.name: layer for layer in reversed(graph.order)}  # the first of equal names
-    node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, b.tensors, node_layers)
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:

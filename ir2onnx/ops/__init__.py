@@ -51,3 +51,5 @@ from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
 from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2
 from . import ctc  # noqa: F401  CTCGreedyDecoder, CTCGreedyDecoderSeqLen-6
 from . import detection_output  # noqa: F401  DetectionOutput-1/-8
+from . import control_flow  # noqa: F401  If-8, Loop-5, TensorIterator-1
+from . import state  # noqa: F401  ReadValue-3/-6, Assign-3/-6

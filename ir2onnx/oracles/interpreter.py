@@ -62,8 +62,14 @@ def results(graph: Graph) -> list[Layer]:
 
 
 def missing_oracles(graph: Graph) -> list[Layer]:
-    """Layers with neither an oracle nor built-in evaluation."""
-    return [l for l in graph.order if l.key not in BUILTIN and oracle_for(l.type, l.version) is None]
+    """Layers with neither an oracle nor built-in evaluation (bodies included)."""
+    missing = []
+    for l in graph.order:
+        if l.key not in BUILTIN and oracle_for(l.type, l.version) is None:
+            missing.append(l)
+        for body in l.bodies.values():
+            missing += missing_oracles(body.graph)
+    return missing
 
 
 def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
@@ -79,12 +85,15 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
     return value
 
 
-def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def evaluate(graph: Graph, feeds: dict[str, np.ndarray], state: dict | None = None) -> dict[str, np.ndarray]:
     """Run ``graph`` on ``feeds`` (keyed by input name) with the oracles.
 
     Returns ``{output name: array}`` (look outputs up by name). Raises
     :class:`~ir2onnx.errors.UnsupportedLayers` listing every layer without an oracle, and
     :class:`~ir2onnx.errors.InvalidLayer` when an oracle finds the layer or its inputs invalid.
+    ``state`` (a stateful model): ``{variable_id: value}`` that ReadValue reads (a variable absent
+    from it reads its init value, as after OpenVINO's reset_state); Assign's values replace its
+    entries when the run ends, so the same dict drives the next step.
     """
     missing = missing_oracles(graph)
     if missing:
@@ -97,6 +106,21 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
     absent = [n for n in names if n not in feeds]
     if absent:
         raise Ir2OnnxError(f"no value for input(s) {', '.join(map(repr, absent))}")
+    out_names = output_names(graph)
+    fed = {p.id: _check_feed(p, feeds[input_name(p)], input_name(p)) for p in parameters(graph)}
+    new_state: dict = {}
+    outputs = {out_names[rid]: v for rid, v in run_graph(graph, fed, state, new_state).items()}
+    if state is not None:
+        state.update(new_state)
+    return outputs
+
+
+def run_graph(graph: Graph, fed: dict[str, np.ndarray], state: dict | None = None,
+              new_state: dict | None = None, reads: dict | None = None) -> dict[str, np.ndarray]:
+    """Run ``graph`` (the model or a body) with its Parameters' values given by layer id; returns
+    the value of every Result by layer id (a body's oracles call this for each iteration).
+    A ReadValue reads ``state`` where it holds the variable (``reads`` records what each read),
+    an Assign writes ``new_state``."""
     uses: dict[tuple[str, int], int] = {}
     sources = {l.id: (*l.sources, *extra_sources(graph, l)) for l in graph.order}
     for layer in graph.order:
@@ -104,7 +128,6 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
             uses[(s.layer, s.output)] = uses.get((s.layer, s.output), 0) + 1
     values: dict[tuple[str, int], np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
-    out_names = output_names(graph)
     for layer in graph.order:
         inputs = [values[(s.layer, s.output)] for s in sources[layer.id]]
         for s in sources[layer.id]:  # free intermediates as soon as their last user has them
@@ -112,13 +135,18 @@ def evaluate(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
             if uses[(s.layer, s.output)] == 0:
                 del values[(s.layer, s.output)]
         if layer.key in BUILTIN:
-            name = input_name(layer)
-            outs = [_check_feed(layer, feeds[name], name)]
+            outs = [np.asarray(fed[layer.id])]
+        elif layer.type == "ReadValue" and state is not None and layer.attrs["variable_id"] in state:
+            outs = [np.asarray(state[layer.attrs["variable_id"]])]
         else:
             outs = oracle_for(layer.type, layer.version)(layer, inputs)
+            if layer.type == "Assign" and new_state is not None:
+                new_state[layer.attrs["variable_id"]] = np.asarray(inputs[0])
             if layer.type == "Result":
-                outputs[out_names[layer.id]] = np.asarray(outs[0])
+                outputs[layer.id] = np.asarray(outs[0])
                 continue
+        if layer.type == "ReadValue" and reads is not None:
+            reads[layer.attrs["variable_id"]] = np.asarray(outs[0])
         if len(outs) != len(layer.outputs):
             raise InvalidLayer(layer, f"the oracle returned {len(outs)} output(s) for "
                                       f"{len(layer.outputs)} output port(s)")

@@ -44,14 +44,17 @@ from . import prior_box
 from . import region_yolo
 from . import ctc
 from . import detection_output
+from . import control_flow
+from . import state
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
-            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical, bitwise, normalization,
+            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
+            bitwise, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
-            prior_box, region_yolo, ctc, detection_output)
+            prior_box, region_yolo, ctc, detection_output, control_flow, state)
 
 
 def all_cases() -> list[Case]:

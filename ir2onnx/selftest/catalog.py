@@ -23,6 +23,7 @@ from . import pooling
 from . import comparison
 from . import logical
 from . import normalization
+from . import response_normalization
 from . import split
 from . import broadcast
 from . import generation
@@ -42,6 +43,7 @@ from .cases import Case
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
+            response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression)
 

@@ -1,4 +1,4 @@
-"""LRN-1 on OpenVINO-written IR: onnxruntime against the float64 oracle, a numpy reference (box
+"""LRN-1 and GRN-1 on OpenVINO-written IR: onnxruntime against the float64 oracle, a numpy reference (box
 sums by padding and shifting), OpenVINO's runtime (where its CPU plugin runs the axes: 4-D [1]
 and [2, 3]) and, for the CNN samples, torch. f32: rtol/atol 1e-5; f16 (computed in f32, rounded
 once): 2e-3."""
@@ -135,3 +135,36 @@ def test_lrn_cnn_samples(frontend):
     assert np.abs(got - run_openvino(xml, {"x": x})[0]).max() <= 1e-5 * scale
     one = run_onnx(xml, {"x": x[:1]})[0]  # the batch dim is dynamic
     assert np.abs(one - want[:1]).max() <= 1e-3 * scale
+
+
+# -- GRN -------------------------------------------------------------------------------------------
+def _grn_reference(x, bias):
+    v = x.astype(np.float64)
+    return v / np.sqrt((v * v).sum(1, keepdims=True) + bias)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 5, 3), (2, 5, 3, 4), (None, 4, None)])
+def test_grn(tmp_path, shape):
+    x = ov_parameter(shape, np.float32, "x")
+    xml = ov_save(tmp_path / "grn.xml", ops.grn(x, 0.25), [x])
+    data = (np.random.default_rng(len(shape)).standard_normal([d or 3 for d in shape]) * 2).astype(np.float32)
+    got = _agree(xml, data, _grn_reference(data, 0.25))
+    assert not np.allclose(got, _grn_reference(data, 0.0), rtol=1e-3)  # bias counts
+
+
+def test_grn_f16_large_values(tmp_path):
+    """f16 data whose sum of squares overflows f16 (300^2 * 4 > 65504): computed in f32."""
+    x = ov_parameter((None, 4, 2), np.float16, "x")
+    xml = ov_save(tmp_path / "grn.xml", ops.grn(x, 1.0), [x])
+    data = (np.random.default_rng(9).uniform(200, 300, (2, 4, 2)) * [1, -1]).astype(np.float16)
+    got = _agree(xml, data, _grn_reference(data, 1.0))
+    assert np.isfinite(got).all() and np.abs(got).max() > 0.3
+
+
+def test_grn_rank_refused(tmp_path):
+    w = IRWriter("grn_bad")
+    p = w.parameter((2, 3, 2, 2, 2), "f32", "x")
+    y = w.layer("GRN", "opset1", [p], {"bias": 1.0}, [("f32", (2, 3, 2, 2, 2))])[0]
+    w.result(y)
+    with pytest.raises(InvalidLayer, match="rank 2, 3 or 4"):
+        convert(w.save(tmp_path / "bad.xml"))

@@ -1,4 +1,5 @@
-"""The response normalizations: LRN-1 (local, over a window of constant axes).
+"""The response normalizations: LRN-1 (local, over a window of constant axes) and GRN-1 (global,
+across the channels).
 
 LRN-1: y = x / (bias + alpha / size^len(axes) * sum(x^2 over the box))^beta, where the box spans
 [i - (size-1)/2, i + (size-1)/2] (clipped to the tensor) along every axis in ``axes`` and is the
@@ -11,6 +12,10 @@ element itself along the others.
 Even sizes are refused: the spec (a window of size+1), OpenVINO's runtime (size-1, centred) and
 ONNX (size, one more below than above) disagree. Run-time axes are refused (the window is built
 at convert time).
+
+GRN-1: y = x / sqrt(sum over channels (axis 1) of x^2 + bias), data of rank 2..4 -> ReduceSumSquare
+(axis 1, keepdims), Add, Sqrt, Div (f16 computed in f32 between two Casts: the sum of squares
+overflows f16 long before the result does).
 """
 from __future__ import annotations
 
@@ -70,4 +75,27 @@ def lrn1(ctx, layer, inputs):
         scale = g.const(alpha / float(size) ** len(axes), ct, "scale")
         base = g.Add(g.Mul(total, scale), g.const(bias, ct, "bias"))
         out = g.Div(work, g.Pow(base, g.const(beta, ct, "beta")))
+    return [g.Cast(out, to=et.onnx) if cast else out]
+
+
+def _reduce_sum_square(g, x: str, axes: list[int]) -> str:
+    if g.opset >= 18:
+        return g.ReduceSumSquare(x, i64(g, axes, "axes"), keepdims=1)
+    return g.ReduceSumSquare(x, axes=axes, keepdims=1)
+
+
+@lowers("GRN", "opset1")
+def grn1(ctx, layer, inputs):
+    """GRN-1 (data) -> ReduceSumSquare (axis 1), Add (bias), Sqrt, Div (f16 in f32)."""
+    (x,) = inputs
+    float_input(ctx, layer, x)
+    if x.rank is not None and not 2 <= x.rank <= 4:
+        raise InvalidLayer(layer, f"GRN needs data of rank 2, 3 or 4, got rank {x.rank}")
+    g = ctx.b
+    et = x.etype
+    cast = et.name == "f16"
+    work = g.Cast(x, to=_FLOAT) if cast else x.name
+    ct = np.float32 if cast else et.numpy
+    norm = g.Sqrt(g.Add(_reduce_sum_square(g, work, [1]), g.const(float(layer.attrs["bias"]), ct, "bias")))
+    out = g.Div(work, norm)
     return [g.Cast(out, to=et.onnx) if cast else out]

@@ -1,4 +1,4 @@
-"""Selftest cases of LRN-1. Compared with the oracle within the per-type tolerances of
+"""Selftest cases of LRN-1 and GRN-1. Compared with the oracle within the per-type tolerances of
 :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
@@ -24,6 +24,20 @@ def _alexnet_expect(feeds):
     return x / (2.0 + 1e-4 / 5 * total) ** 0.75
 
 
+def _grn(shape, bias, dtype=np.float32):
+    def make(ops):
+        x = param(ops, list(shape), dtype)
+        return [(ops.grn(x, bias), "y")], [x]
+    return make
+
+
+def _grn_expect(bias):
+    def expect(feeds):
+        x = feeds["x"].astype(np.float64)
+        return x / np.sqrt((x * x).sum(1, keepdims=True) + bias)
+    return expect
+
+
 CASES = [
     Case("lrn/alexnet-channels", ("LRN", "opset1"), ov_build(_lrn((1, 8, 5, 5), [1], 5, alpha=1e-4)),
          exact=False, expect={"y": _alexnet_expect}, source="LRN-1: AlexNet's (size 5, alpha 1e-4, beta 0.75, bias 2)"),
@@ -34,4 +48,8 @@ CASES = [
          exact=False, shapes={"x": (1, 6, 3, 4)}),
     Case("lrn/fractional-bias", ("LRN", "opset1"), ov_build(_lrn((1, 6, 3, 3), [1], 3, bias=1.5)), exact=False,
          openvino_deviates=_TRUNCATES_BIAS),
+    Case("grn/4d", ("GRN", "opset1"), ov_build(_grn((2, 5, 3, 4), 0.5)), exact=False,
+         expect={"y": _grn_expect(0.5)}),
+    Case("grn/2d-dynamic-f16", ("GRN", "opset1"), ov_build(_grn((None, 6), 1e-6, np.float16)), exact=False,
+         shapes={"x": (3, 6)}),
 ]

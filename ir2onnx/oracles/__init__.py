@@ -16,7 +16,7 @@ from . import softmax  # noqa: F401  SoftMax-1/-8, LogSoftmax-5
 from . import comparison  # noqa: F401  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual
 from . import logical  # noqa: F401  LogicalNot, LogicalAnd, LogicalOr, LogicalXor-2, Select
 from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1-4,
-#                                      ReduceL2-4
+#                                      ReduceL2-4, ReduceLogicalAnd, ReduceLogicalOr
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2
 from . import response_normalization  # noqa: F401  LRN, GRN
 from . import matmul  # noqa: F401  MatMul, Einsum-7

@@ -33,6 +33,7 @@ from . import interpolate
 from . import topk
 from . import cumsum
 from . import scatter
+from . import one_hot
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -44,7 +45,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression)
 
 

@@ -31,7 +31,7 @@ from . import slicing  # noqa: F401  StridedSlice, Slice-8
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile
 from . import pad  # noqa: F401  Pad-1/-12
-from . import reverse_roll  # noqa: F401  Reverse, Roll-7
+from . import reverse_roll  # noqa: F401  Reverse, Roll-7, ReverseSequence
 from . import cumsum  # noqa: F401  CumSum-3
 from . import topk  # noqa: F401  TopK-1/-3/-11
 from . import batch_to_space  # noqa: F401  BatchToSpace-2, SpaceToBatch-2

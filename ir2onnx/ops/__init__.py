@@ -41,6 +41,7 @@ from . import convolution_backprop_data  # noqa: F401  ConvolutionBackpropData, 
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14
 from . import interpolate  # noqa: F401  Interpolate-4/-11
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
-from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
+from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
+#                                       GRUCell-3, RNNCell
 from . import quantization  # noqa: F401  FakeQuantize
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9

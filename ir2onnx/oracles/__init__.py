@@ -44,4 +44,5 @@ from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
 #                                       GRUCell-3, RNNCell
 from . import quantization  # noqa: F401  FakeQuantize
+from . import roi_align  # noqa: F401  ROIAlign-3/-9
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9

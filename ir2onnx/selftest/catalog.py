@@ -39,6 +39,7 @@ from . import trigonometric
 from . import reverse_roll
 from . import recurrent
 from . import non_max_suppression
+from . import roi_align
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -46,7 +47,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression)
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align)
 
 
 def all_cases() -> list[Case]:

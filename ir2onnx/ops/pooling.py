@@ -1,4 +1,6 @@
-"""MaxPool-1/-8/-14 and AvgPool-1/-14 (1-D/2-D/3-D pooling).
+"""MaxPool-1/-8/-14 and AvgPool-1/-14/-16 (1-D/2-D/3-D pooling; AvgPool-16 adds dilations,
+ONNX AveragePool's from opset 19; MaxPool-8/-14's indices output is ONNX MaxPool's Indices taken
+modulo the element count of the dims from ``axis`` on).
 
 The output size per axis follows OpenVINO: explicit/valid pads with ``floor`` or ``ceil``
 rounding (``ceil_torch`` drops a last window that would start in the end padding), auto_pad
@@ -200,14 +202,17 @@ def max_pool14(ctx, layer, inputs):
     return [_max_pool(ctx, layer, inputs, dilated=True), _indices_output(ctx, layer)]
 
 
-def _avg_pool(ctx, layer, inputs):
+def _avg_pool(ctx, layer, inputs, dilated: bool = False):
     x = inputs[0]
     _check_type(ctx, layer, x, AVG_TYPES)
-    axes = axes_of(layer, x, dilated=False)
+    axes = axes_of(layer, x, dilated=dilated)
     exclude = bool(layer.attrs.get("exclude-pad"))
     padded = any(a.begin or a.end for a in axes)
     g = ctx.b
     kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes])
+    if any(a.dilation != 1 for a in axes):
+        ctx.require_opset(layer, 19, "AvgPool with dilations")
+        kw["dilations"] = [a.dilation for a in axes]
     if exclude and any(a.begin >= a.kernel or a.end >= a.kernel for a in axes):
         raise InvalidLayer(layer, "exclude-pad=true needs every pad smaller than the kernel")
     if not exclude and padded:
@@ -239,3 +244,10 @@ def avg_pool1(ctx, layer, inputs):
 def avg_pool14(ctx, layer, inputs):
     """AvgPool-14 -> as AvgPool-1, with rounding_type ceil_torch too."""
     return [_avg_pool(ctx, layer, inputs)]
+
+
+@lowers("AvgPool", "opset16")
+def avg_pool16(ctx, layer, inputs):
+    """AvgPool-16 -> as AvgPool-14, with dilations (AveragePool's dilations: ONNX opset >= 19 when
+    any is not 1)."""
+    return [_avg_pool(ctx, layer, inputs, dilated=True)]

@@ -1,4 +1,4 @@
-"""Selftest cases of MaxPool-1/-8/-14 and AvgPool-1/-14. Exact cases (data movement, integer and
+"""Selftest cases of MaxPool-1/-8/-14 and AvgPool-1/-14/-16. Exact cases (data movement, integer and
 boolean results) are compared bit for bit, the others within the per-type tolerances of
 :mod:`ir2onnx.compare`."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ def _pool(opset, build, shape):
 
 
 MP1, MP8, MP14 = ("MaxPool", "opset1"), ("MaxPool", "opset8"), ("MaxPool", "opset14")
-AP1, AP14 = ("AvgPool", "opset1"), ("AvgPool", "opset14")
+AP1, AP14, AP16 = ("AvgPool", "opset1"), ("AvgPool", "opset14"), ("AvgPool", "opset16")
 
 
 CASES = [
@@ -32,4 +32,7 @@ CASES = [
          source="AvgPool-1: with pads, include-pad divides by the whole kernel (OpenVINO reference)"),
     Case("avgpool14/exclude-pad-ceil-torch", AP14, ov_build(_pool("opset14", lambda o, x: o.avg_pool(
         x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil_torch"), [1, 2, 6, 6])), exact=False, expect={"y": (1, 2, 4, 4)}),
+    Case("avgpool16/include-pad-ceil-torch", AP16, ov_build(_pool("opset16", lambda o, x: o.avg_pool(
+        x, [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch", None, [1, 1]), [1, 2, 6, 6])), exact=False,
+         expect={"y": (1, 2, 4, 4)}, source="AvgPool-16 (dilations > 1 need --opset 19: tests/test_pooling_dilated.py)"),
 ]

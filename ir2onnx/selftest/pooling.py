@@ -16,6 +16,16 @@ MP1, MP8, MP14 = ("MaxPool", "opset1"), ("MaxPool", "opset8"), ("MaxPool", "opse
 AP1, AP14, AP16 = ("AvgPool", "opset1"), ("AvgPool", "opset14"), ("AvgPool", "opset16")
 
 
+def _max_pool_indices(ops):
+    import openvino.opset14 as ops14
+
+    from .cases import param
+
+    x = param(ops, [2, 2, 5, 6])
+    node = ops14.max_pool(x, [2, 2], [1, 1], [0, 0], [1, 1], [3, 3], "ceil", None, "i32", 1)
+    return [(node.output(0), "y"), (node.output(1), "indices")], [x]
+
+
 CASES = [
     Case("maxpool1/ceil-window-past-input", MP1, ov_build(_pool("opset1", lambda o, x: o.max_pool(
         x, [3], [0], [1], [2], "ceil"), [1, 2, 5])), expect={"y": (1, 2, 3)},
@@ -35,4 +45,7 @@ CASES = [
     Case("avgpool16/include-pad-ceil-torch", AP16, ov_build(_pool("opset16", lambda o, x: o.avg_pool(
         x, [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch", None, [1, 1]), [1, 2, 6, 6])), exact=False,
          expect={"y": (1, 2, 4, 4)}, source="AvgPool-16 (dilations > 1 need --opset 19: tests/test_pooling_dilated.py)"),
+    Case("maxpool14/indices-axis1-ceil", MP14, ov_build(_max_pool_indices),
+         expect={"y": (2, 2, 3, 3), "indices": (2, 2, 3, 3)},
+         source="MaxPool-14: indices flattened over the dims from axis 1 (channel, spatial)"),
 ]

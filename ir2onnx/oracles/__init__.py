@@ -45,4 +45,5 @@ from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequenc
 #                                       GRUCell-3, RNNCell
 from . import quantization  # noqa: F401  FakeQuantize
 from . import roi_align  # noqa: F401  ROIAlign-3/-9
+from . import roi_pooling  # noqa: F401  ROIPooling-2
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9

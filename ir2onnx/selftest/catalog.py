@@ -40,6 +40,7 @@ from . import reverse_roll
 from . import recurrent
 from . import non_max_suppression
 from . import roi_align
+from . import roi_pooling
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -47,7 +48,8 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align)
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
+            roi_pooling)
 
 
 def all_cases() -> list[Case]:

@@ -1,0 +1,84 @@
+"""ROIPooling-2 (max) on OpenVINO-written IR: onnxruntime equals the oracle and OpenVINO bit for
+bit (run-time and constant ROIs, dynamic dims, f16), and an ONNX MaxRoiPool read by OpenVINO
+round-trips to onnxruntime's result on the original model; bilinear is refused."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import openvino as ov
+import openvino.opset2 as ops2
+import pytest
+from onnx import TensorProto, helper
+
+from ir2onnx.api import convert
+from ir2onnx.errors import UnsupportedLayer
+from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save
+
+from util import bitexact_everywhere
+
+# corners at half cells, past the map, malformed (end before start), a tiny one
+ROIS = np.array([[0, 0.3, 1.2, 5.5, 6.1], [1, 2, 2, 2.4, 2.2], [1, -3, -2, 12, 11], [0, 1, 0.5, 7.9, 3.3],
+                 [1, 2.5, 1.5, 6.5, 4.5], [0, 5, 5, 1, 1], [1, 7.6, 6.6, 30, 30]], np.float32)
+
+
+def _numpy(x, rois, ph, pw, scale):
+    out = np.zeros((len(rois), x.shape[1], ph, pw), x.dtype)
+    rnd = lambda v: int(np.sign(v) * np.floor(abs(v) + 0.5))  # noqa: E731
+    for k, r in enumerate(rois):
+        x1, y1, x2, y2 = (rnd(float(np.float32(r[i]) * np.float32(scale))) for i in range(1, 5))
+        h, w = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        for i in range(ph):
+            for j in range(pw):
+                hs = slice(min(max(int(np.floor(i * h / ph)) + y1, 0), x.shape[2]),
+                           min(max(int(np.ceil((i + 1) * h / ph)) + y1, 0), x.shape[2]))
+                ws = slice(min(max(int(np.floor(j * w / pw)) + x1, 0), x.shape[3]),
+                           min(max(int(np.ceil((j + 1) * w / pw)) + x1, 0), x.shape[3]))
+                block = x[int(r[0]), :, hs, ws]
+                if block.size:
+                    out[k, :, i, j] = block.reshape(x.shape[1], -1).max(1)
+    return out
+
+
+def _ir(tmp_path, ph, pw, scale, dtype=np.float32, method="max"):
+    x = ov_parameter((None, 3, None, None), dtype, "x")
+    rois = ov_parameter((None, 5), dtype, "rois")
+    return ov_save(tmp_path / "rp.xml", ops2.roi_pooling(x, rois, [ph, pw], scale, method), [x, rois])
+
+
+@pytest.mark.parametrize("ph, pw", [(3, 2), (1, 1), (4, 5)])
+@pytest.mark.parametrize("scale", [1.0, 0.5, 0.25])
+def test_roi_pooling(tmp_path, ph, pw, scale):
+    xml = _ir(tmp_path, ph, pw, scale)
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 9)).astype(np.float32)
+    got = bitexact_everywhere(xml, {"x": x, "rois": ROIS}, _numpy(x, ROIS, ph, pw, scale))
+    assert got.shape == (len(ROIS), 3, ph, pw) and (got != 0).any()
+
+
+def test_roi_pooling_f16(tmp_path):
+    xml = _ir(tmp_path, 2, 3, 0.5, np.float16)
+    x = np.random.default_rng(1).standard_normal((2, 3, 10, 7)).astype(np.float16)
+    rois = ROIS.astype(np.float16)
+    got = bitexact_everywhere(xml, {"x": x, "rois": rois}, _numpy(x, rois, 2, 3, 0.5))
+    assert got.dtype == np.float16
+
+
+def test_roi_pooling_onnx_round_trip(tmp_path):
+    node = helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[3, 2], spatial_scale=0.5)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 8, 9]),
+                                            helper.make_tensor_value_info("rois", TensorProto.FLOAT, ["r", 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    feeds = {"x": np.random.default_rng(2).standard_normal((2, 3, 8, 9)).astype(np.float32), "rois": ROIS}
+    framework = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    xml = tmp_path / "rp.xml"
+    ov.save_model(ov.Core().read_model(model.SerializeToString(), b""), str(xml))
+    assert "ROIPooling" in xml.read_text()
+    assert_bitexact(bitexact_everywhere(xml, feeds), framework, "onnxruntime on the original ONNX model")
+
+
+def test_roi_pooling_refusals(tmp_path):
+    with pytest.raises(UnsupportedLayer, match="method=bilinear"):
+        convert(_ir(tmp_path, 2, 2, 1.0, method="bilinear"))
+    (tmp_path / "f64").mkdir()
+    with pytest.raises(UnsupportedLayer, match="f64"):
+        convert(_ir(tmp_path / "f64", 2, 2, 1.0, np.float64))

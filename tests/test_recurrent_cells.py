@@ -165,3 +165,11 @@ def test_cell_errors(tmp_path):
     bad.write_text(text)
     with pytest.raises(InvalidLayer, match="hidden_size"):
         convert(bad)
+
+
+def test_f64_refused_at_conversion(tmp_path):
+    """onnxruntime's LSTM/GRU/RNN refuse double at run time, so f64 cells and sequences are refused
+    when converting, naming the reason."""
+    xml, _ = _ir(tmp_path, "gru", dtype=np.float64)
+    with pytest.raises(UnsupportedLayer, match="runs f16 and f32 only"):
+        convert(xml)

@@ -72,12 +72,12 @@ def test_reverse_sequence_constant_lengths_dynamic_dims(tmp_path):
 
 
 def test_reverse_sequence_errors(tmp_path):
-    def model(shape, batch, seq, len_type="i32"):
+    def model(shape, batch, seq, len_type="i32", dtype="f32"):
         w = IRWriter("rs")
-        x = w.parameter(shape, "f32", "x")
+        x = w.parameter(shape, dtype, "x")
         lens = w.parameter((shape[0],), len_type, "lens")
         y = w.layer("ReverseSequence", "opset1", [x, lens], {"batch_axis": batch, "seq_axis": seq},
-                    [("f32", shape)])[0]
+                    [(dtype, shape)])[0]
         w.result(y)
         return w.save(tmp_path / "rs.xml")
     with pytest.raises(InvalidLayer, match="same axis"):
@@ -88,3 +88,5 @@ def test_reverse_sequence_errors(tmp_path):
         convert(model((2,), 0, 0))
     with pytest.raises(UnsupportedLayer, match="seq_lengths of type boolean"):
         convert(model((2, 3), 0, 1, "boolean"))
+    with pytest.raises(UnsupportedLayer, match="ReverseSequence on bf16"):
+        convert(model((2, 3), 0, 1, dtype="bf16"))

@@ -21,7 +21,7 @@ from ..lowering.builder import Value
 from ..lowering.registry import lowers
 
 ONNX_ACTIVATIONS = {"sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu"}  # the spec's whole list
-FLOAT_TYPES = ("f16", "f32", "f64")
+FLOAT_TYPES = ("f16", "f32")  # onnxruntime's CPU LSTM/GRU/RNN refuse double at run time (1.32)
 
 
 def _known(ctx, layer, index: int, v: Value) -> tuple[np.ndarray, bool] | None:
@@ -117,7 +117,8 @@ def _lower(ctx, layer, inputs, op: str, gates: int, bias_plan: list, plan: list,
     x, init, lengths, w, r, b = inputs[0], inputs[1:1 + states], *inputs[1 + states:]
     etype = x.etype
     if etype is None or etype.name not in FLOAT_TYPES:
-        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} has no ONNX {op}")
+        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} is not supported: "
+                                      f"onnxruntime's {op} runs f16 and f32 only")
     ctx.onnx_type(layer, etype)
     for v in (*init, w, r, b):
         if v.etype != etype:
@@ -176,7 +177,8 @@ def rnn_sequence(ctx, layer, inputs):
 def _cell(ctx, layer, x, states, w, r, b, op, gates, plan, bias_plan, acts, peephole=None):
     etype = x.etype
     if etype is None or etype.name not in FLOAT_TYPES:
-        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} has no ONNX {op}")
+        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} is not supported: "
+                                      f"onnxruntime's {op} runs f16 and f32 only")
     ctx.onnx_type(layer, etype)
     for v in (*states, w, r) + ((b,) if b is not None else ()):
         if v.etype != etype:

@@ -134,6 +134,9 @@ def reverse_sequence1(ctx, layer, inputs):
     data, lengths = inputs
     rank = known_rank(layer, data, 2)
     ctx.onnx_type(layer, data.etype)
+    if data.etype.name == "bf16" or data.etype.bits < 8 or data.etype.name.startswith("f8"):
+        raise UnsupportedLayer(layer, f"ReverseSequence on {data.etype.name} is not supported (ONNX's "
+                                      "ReverseSequence does not take it)")
     if lengths.rank not in (None, 1):
         raise InvalidLayer(layer, f"seq_lengths must be 1-D, got rank {lengths.rank}")
     if lengths.etype.name not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64"):

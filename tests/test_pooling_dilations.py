@@ -73,3 +73,10 @@ def test_avg_pool16_opsets(tmp_path):
     dilated = _ir(tmp_path / "d", (1, 2, 6, 6), [2, 2], [1, 1], [0, 0], [0, 0], True, "floor", [2, 2])
     with pytest.raises(UnsupportedLayer, match="opset >= 19"):
         convert(dilated, opset=18)
+
+
+def test_avg_pool_f64_refused_at_conversion(tmp_path):
+    """onnxruntime's CPU AveragePool has no double kernel (any opset): refused when converting."""
+    xml = _ir(tmp_path, (1, 2, 6, 6), [2, 2], [1, 1], [0, 0], [0, 0], True, "floor", [2, 2], dtype=np.float64)
+    with pytest.raises(UnsupportedLayer, match="only f16, f32"):
+        convert(xml, opset=19)

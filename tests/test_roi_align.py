@@ -1,7 +1,8 @@
 """ROIAlign-3/-9 (avg) on OpenVINO-written IR: onnxruntime against the float64 oracle and OpenVINO
 (f32: rtol/atol 1e-5; f16 data: 2e-3), with run-time ROIs and batch indices, dynamic dims, each
 aligned mode and sampling ratio, and ONNX RoiAlign models read by OpenVINO compared with
-onnxruntime on the original model (the framework). mode=max is refused."""
+onnxruntime on the original model (the framework). mode=max (an explicit chain) with a fixed
+sampling grid; max with sampling_ratio 0 is refused."""
 from __future__ import annotations
 
 import numpy as np
@@ -121,9 +122,29 @@ def test_roi_align_onnx_round_trip(tmp_path, ctm, ratio):
     np.testing.assert_allclose(got, framework, rtol=1e-5, atol=1e-6)
 
 
-def test_roi_align_max_and_bad_attributes_refused(tmp_path):
-    with pytest.raises(UnsupportedLayer, match="mode=max"):
-        convert(_ir(tmp_path, 9, 2, "half_pixel", mode="max"))
+@pytest.mark.parametrize("version, aligned", [(3, "asymmetric"), (9, "half_pixel_for_nn"), (9, "half_pixel")])
+@pytest.mark.parametrize("ratio", [1, 2, 3])
+def test_roi_align_max(tmp_path, version, aligned, ratio):
+    """max: the largest bilinear sample of each bin, and 0 (OpenVINO's pooled value starts at 0:
+    mostly negative maps give zeros), in OpenVINO's float order; at opsets 14 and 18 too."""
+    xml = _ir(tmp_path, version, ratio, aligned, mode="max")
+    feeds = {"x": _data(seed=7) - 1.0, "rois": ROIS, "batch": BATCH}
+    for opset in (14, 17, 18):
+        got = _agree(xml, feeds, opset=opset)
+    assert (got == 0).any() and (got > 0.2).any()
+    assert "RoiAlign" not in [n.op_type for n in convert(xml).graph.node]
+
+
+def test_roi_align_max_f16_dynamic_rois(tmp_path):
+    xml = _ir(tmp_path, 9, 2, "half_pixel_for_nn", dtype=np.float16, mode="max")
+    for count in (5, 2):
+        feeds = {"x": _data(np.float16, seed=8), "rois": ROIS[:count].astype(np.float16), "batch": BATCH[:count]}
+        assert _agree(xml, feeds, np.float16).shape == (count, 3, 3, 2)
+
+
+def test_roi_align_max_adaptive_grid_and_bad_attributes_refused(tmp_path):
+    with pytest.raises(UnsupportedLayer, match="mode=max with sampling_ratio=0"):
+        convert(_ir(tmp_path, 9, 0, "half_pixel", mode="max"))
     xml = _ir(tmp_path, 3, 2)
     bad = tmp_path / "bad.xml"
     bad.write_text(xml.read_text().replace('sampling_ratio="2"', 'sampling_ratio="-1"'))

@@ -1,8 +1,10 @@
-"""Oracles of ROIAlign-3/-9 (avg mode) from the spec, in float64: per ROI, start = ROI * scale
+"""Oracles of ROIAlign-3/-9 from the spec, in float64: per ROI, start = ROI * scale
 (asymmetric: width and height at least 1), ROI * scale - 0.5 (half_pixel_for_nn) or
 (ROI + 0.5) * scale - 0.5 (half_pixel); each of the pooled_h x pooled_w bins averages a
 sampling_ratio grid (0: ceil(bin size)) of bilinear samples at the sub-cell centres; a sample
-outside [-1, size] counts as 0, others are clamped into the map."""
+outside [-1, size] counts as 0, others are clamped into the map. mode=max takes the largest
+sample of the bin and 0 (OpenVINO's reference starts the pooled value at 0, and its CPU plugin
+gives the same: a bin of negative samples is 0)."""
 from __future__ import annotations
 
 import math
@@ -36,8 +38,9 @@ def _bilinear(plane: np.ndarray, y: float, x: float) -> float:
 
 def _roi_align(layer, inputs, aligned: str):
     data, rois, indices = inputs
-    if layer.attrs["mode"] != "avg":
-        raise UnsupportedLayer(layer, f"mode={layer.attrs['mode']}")
+    mode = layer.attrs["mode"]
+    if mode not in ("avg", "max"):
+        raise UnsupportedLayer(layer, f"mode={mode}")
     ph, pw, ratio = (int(layer.attrs[k]) for k in ("pooled_h", "pooled_w", "sampling_ratio"))
     scale = float(layer.attrs["spatial_scale"])
     if data.ndim != 4 or rois.ndim != 2 or rois.shape[1] != 4 or indices.shape != (rois.shape[0],):
@@ -62,11 +65,13 @@ def _roi_align(layer, inputs, aligned: str):
             plane = v[batch, c]
             for i in range(ph):
                 for j in range(pw):
-                    total = math.fsum(
-                        _bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
-                                  x1 + j * bin_w + (b + 0.5) * bin_w / grid_w)
-                        for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0)))
-                    out[k, c, i, j] = total / count if count > 0 else 0.0
+                    samples = [_bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
+                                         x1 + j * bin_w + (b + 0.5) * bin_w / grid_w)
+                               for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0))]
+                    if mode == "max":
+                        out[k, c, i, j] = max([0.0] + samples)
+                    else:
+                        out[k, c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
     return [out.astype(data.dtype)]
 
 

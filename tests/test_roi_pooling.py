@@ -1,6 +1,7 @@
-"""ROIPooling-2 (max) on OpenVINO-written IR: onnxruntime equals the oracle and OpenVINO bit for
-bit (run-time and constant ROIs, dynamic dims, f16), and an ONNX MaxRoiPool read by OpenVINO
-round-trips to onnxruntime's result on the original model; bilinear is refused."""
+"""ROIPooling-2 on OpenVINO-written IR. max: onnxruntime equals the oracle and OpenVINO bit for
+bit (run-time ROIs, dynamic dims, f16), and an ONNX MaxRoiPool read by OpenVINO round-trips to
+onnxruntime's result on the original model. bilinear (an explicit chain): within rtol/atol 1e-5
+of the float64 oracle and of OpenVINO."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,9 +11,11 @@ import openvino.opset2 as ops2
 import pytest
 from onnx import TensorProto, helper
 
+import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import UnsupportedLayer
-from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
 from util import bitexact_everywhere
 
@@ -76,9 +79,38 @@ def test_roi_pooling_onnx_round_trip(tmp_path):
     assert_bitexact(bitexact_everywhere(xml, feeds), framework, "onnxruntime on the original ONNX model")
 
 
+BILINEAR_ROIS = np.array([[0, 0.1, 0.2, 0.7, 0.9], [1, 0.5, 0.5, 0.5, 0.5], [1, -0.2, 0.1, 1.3, 0.8],
+                          [0, 0.9, 0.8, 0.1, 0.2], [1, 0, 0, 1, 1]], np.float32)
+
+
+@pytest.mark.parametrize("ph, pw", [(3, 2), (1, 1), (4, 5), (1, 3)])
+def test_roi_pooling_bilinear(tmp_path, ph, pw):
+    """Normalised ROIs: inside, a point, partly outside (those samples are 0), reversed, whole map."""
+    xml = _ir(tmp_path, ph, pw, 1.0, method="bilinear")
+    feeds = {"x": np.random.default_rng(3).standard_normal((2, 3, 8, 9)).astype(np.float32), "rois": BILINEAR_ROIS}
+    got = run_onnx(xml, feeds)[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    assert got.shape == (5, 3, ph, pw)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-5, atol=1e-6)
+    corner = feeds["x"][1, :, 0, 0] if ph > 1 and pw > 1 else None
+    if corner is not None:  # the whole-map ROI starts at the map's corner exactly
+        np.testing.assert_allclose(got[4, :, 0, 0], corner, rtol=1e-6)
+
+
+def test_roi_pooling_bilinear_f16_dynamic(tmp_path):
+    xml = _ir(tmp_path, 2, 3, 1.0, np.float16, method="bilinear")
+    for size in ((1, 3, 6, 7), (2, 3, 9, 5)):
+        feeds = {"x": np.random.default_rng(4).standard_normal(size).astype(np.float16),
+                 "rois": (BILINEAR_ROIS[:size[0] * 2 + 1] * [0, 1, 1, 1, 1]).astype(np.float16)}
+        got = run_onnx(xml, feeds)[0]
+        assert got.dtype == np.float16 and got.shape == (len(feeds["rois"]), 3, 2, 3)
+        want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
+        np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=2e-3, atol=2e-3)
+
+
 def test_roi_pooling_refusals(tmp_path):
-    with pytest.raises(UnsupportedLayer, match="method=bilinear"):
-        convert(_ir(tmp_path, 2, 2, 1.0, method="bilinear"))
     (tmp_path / "f64").mkdir()
     with pytest.raises(UnsupportedLayer, match="f64"):
         convert(_ir(tmp_path / "f64", 2, 2, 1.0, np.float64))

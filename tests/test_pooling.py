@@ -152,7 +152,8 @@ def test_avg_pool_empty_window_is_refused(tmp_path):
     np.testing.assert_allclose(ov_out, got, **TOL)
 
 
-def test_used_indices_output_is_refused(tmp_path):
+def test_used_indices_output_converts(tmp_path):
+    """A Result reading MaxPool-8's indices (IRWriter form); more in test_pooling_indices.py."""
     w = IRWriter()
     x = w.parameter([1, 1, 4, 4], "f32", "x")
     attrs = {"strides": "2,2", "dilations": "1,1", "pads_begin": "0,0", "pads_end": "0,0", "kernel": "2,2",
@@ -161,12 +162,10 @@ def test_used_indices_output_is_refused(tmp_path):
     w.result(y)
     w.result(idx)
     xml = w.save(tmp_path / "idx.xml")
-    with pytest.raises(InvalidLayer, match="indices output of MaxPool is not supported"):
-        convert(xml)
     x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
-    values, indices = evaluate(ir2onnx.load_ir(xml), {"x": x}).values()
-    assert_bitexact(values, np.array([[[[5, 7], [13, 15]]]], np.float32))
-    assert_bitexact(indices, np.array([[[[5, 7], [13, 15]]]], np.int64))
+    for values, indices in (evaluate(ir2onnx.load_ir(xml), {"x": x}).values(), run_onnx(xml, {"x": x})):
+        assert_bitexact(values, np.array([[[[5, 7], [13, 15]]]], np.float32))
+        assert_bitexact(indices, np.array([[[[5, 7], [13, 15]]]], np.int64))
 
 
 @pytest.mark.parametrize("make", [

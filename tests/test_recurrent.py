@@ -208,8 +208,8 @@ def test_refused(tmp_path, attrs, lens, rows, error, words):
 @pytest.mark.parametrize("kind", ["lstm", "gru", "rnn"])
 def test_f16_layers_run_on_onnxruntime(tmp_path, kind):
     """f16 data and weights: ONNX LSTM/GRU/RNN in f16 (onnxruntime's CPU has them); within f16
-    resolution of OpenVINO and of the float64 oracle. (f64 layers convert, but onnxruntime 1.31's
-    CPU kernels refuse double at run time.)"""
+    resolution of OpenVINO and of the float64 oracle. (f64 layers are refused at conversion:
+    onnxruntime's CPU kernels refuse double at run time; tests/test_recurrent_cells.py.)"""
     rng = np.random.default_rng(3)
     g, nd = GATES[kind], 1
     x = ov_parameter([2, 3, I], np.float16, name="x")

@@ -1,4 +1,6 @@
-"""MaxPool-1/-8/-14 and AvgPool-1/-14 (1-D/2-D/3-D pooling).
+"""MaxPool-1/-8/-14 and AvgPool-1/-14/-16 (1-D/2-D/3-D pooling; AvgPool-16 adds dilations,
+ONNX AveragePool's from opset 19; MaxPool-8/-14's indices output is ONNX MaxPool's Indices taken
+modulo the element count of the dims from ``axis`` on).
 
 The output size per axis follows OpenVINO: explicit/valid pads with ``floor`` or ``ceil``
 rounding (``ceil_torch`` drops a last window that would start in the end padding), auto_pad
@@ -28,11 +30,11 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ..lowering.shapes import dims_of, i64
 from ..lowering.windows import attr_ints, same_pads
 
 MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
-AVG_TYPES = ("f16", "f32")  # onnxruntime's CPU AveragePool (no f64 kernel: f64 is refused)
+AVG_TYPES = ("f16", "f32")  # onnxruntime's CPU AveragePool has no double kernel (1.32, measured)
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def _lowest(etype):
     return np.finfo(etype.numpy).min if etype.name.startswith("f") else np.iinfo(etype.numpy).min
 
 
-def _max_pool(ctx, layer, inputs, dilated: bool):
+def _max_pool(ctx, layer, inputs, dilated: bool, with_indices: bool = False):
     x = inputs[0]
     _check_type(ctx, layer, x, MAX_TYPES)
     axes = axes_of(layer, x, dilated)
@@ -160,54 +162,84 @@ def _max_pool(ctx, layer, inputs, dilated: bool):
     kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes],
               dilations=[a.dilation for a in axes] if dilated else None)
     if any(a.has_empty_window or a.begin >= a.kernel or a.onnx_end >= a.kernel for a in axes):
+        if with_indices:
+            raise UnsupportedLayer(layer, "the indices output with windows past onnxruntime's pad limit (pads "
+                                          ">= kernel, or a window of padding only) is not supported")
         # onnxruntime wants pads < kernel and has no "lowest value" for windows without input
         pads = [0, 0] + [a.begin for a in axes] + [0, 0] + [a.onnx_end for a in axes]
         lowest = g.const(np.asarray(_lowest(x.etype), x.etype.numpy), x.etype.numpy, "lowest")
-        y = g.MaxPool(g.Pad(x, i64(g, pads, "pads"), lowest), **kw)
-    else:
-        y = g.MaxPool(x, pads=_pads(axes), **kw)
-    return _slice_extra(ctx, y, axes)
+        return [_slice_extra(ctx, g.MaxPool(g.Pad(x, i64(g, pads, "pads"), lowest), **kw), axes)]
+    if not with_indices:
+        return [_slice_extra(ctx, g.MaxPool(x, pads=_pads(axes), **kw), axes)]
+    y, flat = g.MaxPool(x, pads=_pads(axes), _outputs=2, **kw)
+    return [_slice_extra(ctx, y, axes), _slice_extra(ctx, _index_from_axis(ctx, layer, x, flat), axes)]
 
 
-def _indices_output(ctx, layer):
-    """The indices output of MaxPool-8/-14: refused if any layer reads it."""
-    used = any(s.layer == layer.id and s.output == 1 for l in ctx.graph.order for s in l.sources)
-    problem = UnsupportedLayer(layer, "the indices output of MaxPool is not supported")
-    if used:
-        raise problem
+def _index_from_axis(ctx, layer, x, flat: str) -> str:
+    """ONNX's Indices (flattened over the whole input, row-major) as OpenVINO's: flattened over
+    the dims from ``axis`` on, i.e. modulo their element count; Cast to index_element_type."""
+    g = ctx.b
+    rank = len(x.shape)
+    axis = int(layer.attrs.get("axis", 0) or 0)
+    if not -rank <= axis < rank:
+        raise InvalidLayer(layer, f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    if axis:
+        dims = x.shape[axis:]
+        if all(d is not None for d in dims):
+            count = g.const(np.asarray(int(np.prod(dims)), np.int64), np.int64, "count")
+        else:
+            count = g.ReduceProd(dims_of(g, x, axis), keepdims=0)
+        flat = g.Mod(flat, count)
+    etype = layer.outputs[1].etype if len(layer.outputs) > 1 else None
+    return flat if etype is None or etype.name == "i64" else g.Cast(flat, to=etype.onnx)
+
+
+def _indices_used(ctx, layer) -> bool:
+    return any(s.layer == layer.id and s.output == 1 for l in ctx.graph.order for s in l.sources)
+
+
+def _max_pool_with_indices(ctx, layer, inputs):
+    """MaxPool-8/-14's two outputs; the indices are emitted only when a layer reads them."""
+    if _indices_used(ctx, layer):
+        return _max_pool(ctx, layer, inputs, dilated=True, with_indices=True)
     port = layer.outputs[1] if len(layer.outputs) > 1 else None
-    return Value(ctx.b, port.etype if port else None, port.shape if port else None, unrepresentable=problem)
+    unused = UnsupportedLayer(layer, "the indices output of MaxPool is not read by any layer")
+    return _max_pool(ctx, layer, inputs, dilated=True) + [
+        Value(ctx.b, port.etype if port else None, port.shape if port else None, unrepresentable=unused)]
 
 
 @lowers("MaxPool", "opset1")
 def max_pool1(ctx, layer, inputs):
     """MaxPool-1 -> MaxPool (explicit pads, floor rounding) [-> Slice]; windows reaching past
     onnxruntime's pad limit: Pad(lowest value) -> MaxPool."""
-    return [_max_pool(ctx, layer, inputs, dilated=False)]
+    return _max_pool(ctx, layer, inputs, dilated=False)
 
 
 @lowers("MaxPool", "opset8")
 def max_pool8(ctx, layer, inputs):
-    """MaxPool-8 -> MaxPool(dilations) [-> Slice] (first output only; the indices output is
-    refused when used)."""
-    return [_max_pool(ctx, layer, inputs, dilated=True), _indices_output(ctx, layer)]
+    """MaxPool-8 -> MaxPool(dilations) [-> Slice]; a read indices output -> MaxPool's Indices, Mod
+    (the element count from ``axis`` on), Cast [-> Slice]."""
+    return _max_pool_with_indices(ctx, layer, inputs)
 
 
 @lowers("MaxPool", "opset14")
 def max_pool14(ctx, layer, inputs):
-    """MaxPool-14 -> MaxPool(dilations) [-> Slice] (rounding ceil_torch too; the indices output
-    is refused when used)."""
-    return [_max_pool(ctx, layer, inputs, dilated=True), _indices_output(ctx, layer)]
+    """MaxPool-14 -> as MaxPool-8, with rounding ceil_torch too."""
+    return _max_pool_with_indices(ctx, layer, inputs)
 
 
-def _avg_pool(ctx, layer, inputs):
+def _avg_pool(ctx, layer, inputs, dilated: bool = False):
     x = inputs[0]
     _check_type(ctx, layer, x, AVG_TYPES)
-    axes = axes_of(layer, x, dilated=False)
+    axes = axes_of(layer, x, dilated=dilated)
     exclude = bool(layer.attrs.get("exclude-pad"))
     padded = any(a.begin or a.end for a in axes)
     g = ctx.b
     kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes])
+    if any(a.dilation != 1 for a in axes):
+        ctx.require_opset(layer, 19, "AvgPool with dilations")
+        kw["dilations"] = [a.dilation for a in axes]
     if exclude and any(a.begin >= a.kernel or a.end >= a.kernel for a in axes):
         raise InvalidLayer(layer, "exclude-pad=true needs every pad smaller than the kernel")
     if not exclude and padded:
@@ -239,3 +271,10 @@ def avg_pool1(ctx, layer, inputs):
 def avg_pool14(ctx, layer, inputs):
     """AvgPool-14 -> as AvgPool-1, with rounding_type ceil_torch too."""
     return [_avg_pool(ctx, layer, inputs)]
+
+
+@lowers("AvgPool", "opset16")
+def avg_pool16(ctx, layer, inputs):
+    """AvgPool-16 -> as AvgPool-14, with dilations (AveragePool's dilations: ONNX opset >= 19 when
+    any is not 1)."""
+    return [_avg_pool(ctx, layer, inputs, dilated=True)]

@@ -1,11 +1,16 @@
 """The reductions over constant axes (keep_dims): ReduceSum, ReduceProd, ReduceMean, ReduceMax,
 ReduceMin (-1) and ReduceL1, ReduceL2 (-4), through one shared lowering (axes as an input from ONNX
-opset 18, narrow integers via i64; ReduceL1/L2 on floats only).
+opset 18, narrow integers via i64; ReduceL1/L2 on floats only); ReduceLogicalAnd/Or-1 on booleans.
 
 Small constant inputs are folded at convert time. Integer ReduceProd halves each reduced axis with
 Slice and Mul (onnxruntime's integer ReduceProd saturates where the spec wraps). Integer ReduceMean
 is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference); OpenVINO's CPU plugin
 saturates the sum of narrower integers, which ONNX cannot mirror.
+
+ReduceLogicalAnd/Or-1 (ONNX has no boolean reduction) count in i64: And is ReduceSum(Cast(Not x))
+== 0, Or is ReduceSum(Cast(x)) > 0, so an empty slice gives true / false as the spec's identities
+do (ReduceMin/Max of a Cast would give the integer type's extremes there). Axes may be an input
+known only at run time (ReduceSum takes them as an input) when their count is static and > 0.
 """
 from __future__ import annotations
 
@@ -162,3 +167,46 @@ def reduce_l1(ctx, layer, inputs):
 def reduce_l2(ctx, layer, inputs):
     """ReduceL2-4 -> ReduceL2 (axes an input from opset 18)."""
     return _float_reduce(ctx, layer, inputs, "ReduceL2", _l2)
+
+
+# -- ReduceLogicalAnd, ReduceLogicalOr ------------------------------------------------------------
+def _logical_reduce(ctx, layer, inputs, is_and: bool):
+    x, axes_v = inputs
+    if x.etype.name != "boolean":
+        raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name} is not supported (boolean only)")
+    keep = int(bool(layer.attrs.get("keep_dims", False)))
+    g = ctx.b
+    if axes_v.is_const:
+        axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
+        rank = x.rank
+        if rank is not None:
+            if any(not -rank <= ax < max(rank, 1) for ax in axes):
+                raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
+            axes = sorted({ax % rank if rank else 0 for ax in axes})
+        if not axes or rank == 0:  # no reduction: each output is its one element
+            return [x]
+        if foldable(x):
+            fn = np.all if is_and else np.any
+            return [np.asarray(fn(x.value(), axis=tuple(axes), keepdims=bool(keep)))]
+        axes_name = i64(g, axes, "axes")
+    else:
+        if axes_v.shape is None or len(axes_v.shape) > 1 or (axes_v.shape and axes_v.shape[0] in (None, 0)):
+            raise UnsupportedLayer(layer, "run-time axes need a static, non-zero count (ONNX's ReduceSum "
+                                          "reduces every axis for an empty axes input where OpenVINO reduces none)")
+        axes_name = g.Cast(axes_v, to=_INT64) if axes_v.etype.name != "i64" else axes_v.name
+    counted = g.Cast(g.Not(x) if is_and else x.name, to=_INT64)
+    total = g.ReduceSum(counted, axes_name, keepdims=keep)
+    zero = g.const(np.zeros((), np.int64), np.int64, "zero")
+    return [g.Equal(total, zero) if is_and else g.Greater(total, zero)]
+
+
+@lowers("ReduceLogicalAnd", "opset1")
+def reduce_logical_and(ctx, layer, inputs):
+    """ReduceLogicalAnd-1 -> Not, Cast (i64), ReduceSum, Equal 0 (true over an empty slice)."""
+    return _logical_reduce(ctx, layer, inputs, True)
+
+
+@lowers("ReduceLogicalOr", "opset1")
+def reduce_logical_or(ctx, layer, inputs):
+    """ReduceLogicalOr-1 -> Cast (i64), ReduceSum, Greater 0 (false over an empty slice)."""
+    return _logical_reduce(ctx, layer, inputs, False)

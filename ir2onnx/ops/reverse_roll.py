@@ -1,5 +1,6 @@
-"""Reverse-1 -> Slice(step -1) and Roll-7 -> Slice, Slice, Concat per axis. Both only move data
-(Slice and Concat keep every bit, f16 signalling NaNs included)."""
+"""Reverse-1 -> Slice(step -1), Roll-7 -> Slice, Slice, Concat per axis and ReverseSequence-1 ->
+ReverseSequence (Transposes around it when the batch and sequence axes are not 0 and 1). All only
+move data (Slice, Concat and ReverseSequence keep every bit, f16 signalling NaNs included)."""
 from __future__ import annotations
 
 import numpy as np
@@ -122,3 +123,36 @@ def roll7(ctx, layer, inputs):
         head = g.Slice(x, i64(g, [0]), split, axis)
         x = ctx.b.Concat(tail, head, axis=a)
     return [x]
+
+
+@lowers("ReverseSequence", "opset1")
+def reverse_sequence1(ctx, layer, inputs):
+    """ReverseSequence-1 (data, seq_lengths) -> Cast (lengths to i64), ReverseSequence; other batch
+    and sequence axes than 0 and 1 -> Transpose (them to 0, 1), ReverseSequence, Transpose back.
+    A length of 0 reverses nothing, as in OpenVINO's reference; a length above the sequence dim is
+    an error at run time in both."""
+    data, lengths = inputs
+    rank = known_rank(layer, data, 2)
+    ctx.onnx_type(layer, data.etype)
+    if data.etype.name == "bf16" or data.etype.bits < 8 or data.etype.name.startswith("f8"):
+        raise UnsupportedLayer(layer, f"ReverseSequence on {data.etype.name} is not supported (ONNX's "
+                                      "ReverseSequence does not take it)")
+    if lengths.rank not in (None, 1):
+        raise InvalidLayer(layer, f"seq_lengths must be 1-D, got rank {lengths.rank}")
+    if lengths.etype.name not in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64"):
+        raise UnsupportedLayer(layer, f"seq_lengths of type {lengths.etype.name} are not supported")
+    batch, seq = (int(layer.attrs[k]) for k in ("batch_axis", "seq_axis"))
+    for v, what in ((batch, "batch_axis"), (seq, "seq_axis")):
+        if not -rank <= v < rank:
+            raise InvalidLayer(layer, f"{what} {v} is out of range for rank {rank}")
+    batch, seq = batch % rank, seq % rank
+    if batch == seq:
+        raise InvalidLayer(layer, f"batch_axis and seq_axis are the same axis ({batch})")
+    g = ctx.b
+    lens = lengths.name if lengths.etype.name == "i64" else g.Cast(lengths, to=7)  # INT64, truncating floats
+    if {batch, seq} == {0, 1}:
+        return [g.ReverseSequence(data, lens, batch_axis=batch, time_axis=seq)]
+    perm = [batch, seq] + [a for a in range(rank) if a not in (batch, seq)]
+    back = [perm.index(a) for a in range(rank)]
+    moved = g.ReverseSequence(g.Transpose(data, perm=perm), lens, batch_axis=0, time_axis=1)
+    return [g.Transpose(moved, perm=back)]

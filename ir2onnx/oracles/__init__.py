@@ -21,31 +21,36 @@ from . import logical  # noqa: F401  LogicalNot, LogicalAnd, LogicalOr, LogicalX
 from . import bitwise  # noqa: F401  BitwiseAnd-13, BitwiseOr-13, BitwiseXor-13, BitwiseNot-13,
 #                                    BitwiseLeftShift-15, BitwiseRightShift-15
 from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1-4,
-#                                      ReduceL2-4
+#                                      ReduceL2-4, ReduceLogicalAnd, ReduceLogicalOr
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2
+from . import response_normalization  # noqa: F401  LRN, GRN
 from . import matmul  # noqa: F401  MatMul, Einsum-7
 from . import transpose  # noqa: F401  Transpose, ShuffleChannels
 from . import shape  # noqa: F401  ShapeOf-1/-3, Concat, Squeeze-1/-15, Unsqueeze
 from . import reshape  # noqa: F401  Reshape
 from . import indexing  # noqa: F401  Gather-1/-7/-8, GatherElements-6, GatherND-8, NonZero-3
+from . import one_hot  # noqa: F401  OneHot-1/-16
 from . import scatter  # noqa: F401  ScatterElementsUpdate-3/-12, ScatterUpdate-3, ScatterNDUpdate-4
 from . import generation  # noqa: F401  Range-4, Eye-9
 from . import slicing  # noqa: F401  StridedSlice, Slice-8
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile
 from . import pad  # noqa: F401  Pad-1/-12
-from . import reverse_roll  # noqa: F401  Reverse, Roll-7
+from . import reverse_roll  # noqa: F401  Reverse, Roll-7, ReverseSequence
 from . import cumsum  # noqa: F401  CumSum-3
 from . import topk  # noqa: F401  TopK-1/-3/-11
 from . import batch_to_space  # noqa: F401  BatchToSpace-2, SpaceToBatch-2
 from . import depth_to_space  # noqa: F401  DepthToSpace, SpaceToDepth
 from . import convolution  # noqa: F401  Convolution, GroupConvolution
 from . import convolution_backprop_data  # noqa: F401  ConvolutionBackpropData, GroupConvolutionBackpropData
-from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14
+from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14/-16
 from . import interpolate  # noqa: F401  Interpolate-4/-11
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
-from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5
+from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
+#                                       GRUCell-3, RNNCell
 from . import quantization  # noqa: F401  FakeQuantize
+from . import roi_align  # noqa: F401  ROIAlign-3/-9
+from . import roi_pooling  # noqa: F401  ROIPooling-2
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
 from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
 from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2

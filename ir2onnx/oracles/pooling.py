@@ -1,4 +1,4 @@
-"""Oracles of MaxPool-1/-8/-14 and AvgPool-1/-14, from the specs and OpenVINO's reference
+"""Oracles of MaxPool-1/-8/-14 and AvgPool-1/-14/-16 (dilations), from the specs and OpenVINO's reference
 implementation, window by window.
 
 Output size: explicit/valid pads with floor or ceil rounding (ceil_torch: a last window that
@@ -90,10 +90,10 @@ def _max_pool(layer, x: np.ndarray, dilated: bool, with_indices: bool):
     return results
 
 
-def _avg_pool(layer, x: np.ndarray):
+def _avg_pool(layer, x: np.ndarray, dilated: bool = False):
     if x.dtype.kind != "f":
         raise UnsupportedLayer(layer, "AvgPool on integers is not supported")
-    geo = _geometry(layer, x.shape, dilated=False)
+    geo = _geometry(layer, x.shape, dilated=dilated)
     exclude = bool(layer.attrs.get("exclude-pad"))
     padded = any(g[3] or g[4] for g in geo)
     out = np.empty((*x.shape[:2], *[g[5] for g in geo]), x.dtype)
@@ -130,3 +130,8 @@ def avg_pool1(layer, inputs):
 @oracle("AvgPool", "opset14")
 def avg_pool14(layer, inputs):
     return _avg_pool(layer, inputs[0])
+
+
+@oracle("AvgPool", "opset16")
+def avg_pool16(layer, inputs):
+    return _avg_pool(layer, inputs[0], dilated=True)

@@ -1,4 +1,5 @@
-"""Oracles of LSTMSequence-5, GRUSequence-5 and RNNSequence-5 from the OpenVINO specs: a float64
+"""Oracles of LSTMSequence-5, GRUSequence-5, RNNSequence-5 and of the cells LSTMCell-1/-4,
+GRUCell-3 and RNNCell-1 (one step, per batch row) from the OpenVINO specs: a float64
 recurrence, one batch row, direction and time step at a time, gates in OpenVINO's order
 (LSTM f, i, c, o; GRU z, r, h). Row ``b`` runs over its first ``sequence_lengths[b]`` steps
 (backwards for reverse); Y is zero past that length and Ho/Co hold the state after the last
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer
+from ..errors import InvalidLayer, UnsupportedLayer
 from .registry import oracle
 
 GATES = {"LSTMSequence": 4, "GRUSequence": 3, "RNNSequence": 1}
@@ -126,3 +127,89 @@ def rnn_sequence(layer, inputs):
         return (f(clip(w[d] @ xt + r[d] @ state[0] + b[d])),)
 
     return _run(layer, x, [h0], lengths, w, r, b, cell)
+
+
+# -- the cells -------------------------------------------------------------------------------
+def _cell_rows(layer, x, states, step):
+    """``step(x_row, state_rows) -> state_rows`` for every batch row, float64, rounded once."""
+    dtype = x.dtype
+    hidden = int(layer.attrs["hidden_size"])
+    if x.ndim != 2 or any(s.shape != (x.shape[0], hidden) for s in states):
+        raise InvalidLayer(layer, f"X {list(x.shape)} / states {[list(s.shape) for s in states]} do not "
+                                  f"match [batch, input_size] / [batch, {hidden}]")
+    outs = [np.zeros((x.shape[0], hidden)) for _ in states]
+    for n in range(x.shape[0]):
+        new = step(x[n].astype(np.float64), [s[n].astype(np.float64) for s in states])
+        for o, v in zip(outs, new):
+            o[n] = v
+    return [o.astype(dtype) for o in outs]
+
+
+def _lstm_cell(layer, inputs, fmt="fico", peephole=None):
+    x, h0, c0, w, r, b = inputs[:6]
+    f, g, h = _activations(layer, 3, ["sigmoid", "tanh", "tanh"])
+    clip, hs = _clip(layer), int(layer.attrs["hidden_size"])
+    w, r, b = (np.asarray(a, np.float64) for a in (w, r, b))
+    p = np.zeros(3 * hs) if peephole is None else np.asarray(peephole, np.float64)  # f, i, o
+
+    def step(xt, state):
+        ht, ct = state
+        pre = w @ xt + r @ ht + b
+        gate = {name: pre[k * hs:(k + 1) * hs] for k, name in enumerate(fmt)}
+        ft = f(clip(gate["f"] + p[:hs] * ct))
+        it = f(clip(gate["i"] + p[hs:2 * hs] * ct))
+        c_new = ft * ct + it * g(clip(gate["c"]))
+        ot = f(clip(gate["o"] + p[2 * hs:] * c_new))
+        return ot * h(c_new), c_new
+
+    return _cell_rows(layer, x, [h0, c0], step)
+
+
+@oracle("LSTMCell", "opset4")
+def lstm_cell4(layer, inputs):
+    return _lstm_cell(layer, inputs)
+
+
+@oracle("LSTMCell", "opset1")
+def lstm_cell1(layer, inputs):
+    if layer.attrs.get("input_forget"):
+        raise UnsupportedLayer(layer, "input_forget=true")
+    fmt = str(layer.attrs.get("weights_format", "fico")).lower()
+    if sorted(fmt) != sorted("fico"):
+        raise InvalidLayer(layer, f"weights_format '{fmt}'")
+    return _lstm_cell(layer, inputs, fmt, inputs[6] if len(inputs) > 6 else None)
+
+
+@oracle("GRUCell", "opset3")
+def gru_cell3(layer, inputs):
+    x, h0, w, r = inputs[:4]
+    hs = int(layer.attrs["hidden_size"])
+    lbr = bool(layer.attrs["linear_before_reset"])
+    b = inputs[4] if len(inputs) > 4 else np.zeros((4 if lbr else 3) * hs)
+    f, g = _activations(layer, 2, ["sigmoid", "tanh"])
+    clip = _clip(layer)
+    w, r, b = (np.asarray(a, np.float64) for a in (w, r, b))
+    part = lambda m, k: m[k * hs:(k + 1) * hs]  # noqa: E731
+
+    def step(xt, state):
+        (ht,) = state
+        zt = f(clip(part(w, 0) @ xt + part(r, 0) @ ht + part(b, 0)))
+        rt = f(clip(part(w, 1) @ xt + part(r, 1) @ ht + part(b, 1)))
+        if lbr:  # B = [Wbz + Rbz, Wbr + Rbr, Wbh, Rbh]
+            cand = g(clip(part(w, 2) @ xt + rt * (part(r, 2) @ ht + part(b, 3)) + part(b, 2)))
+        else:
+            cand = g(clip(part(w, 2) @ xt + part(r, 2) @ (rt * ht) + part(b, 2)))
+        return ((1 - zt) * cand + zt * ht,)
+
+    return _cell_rows(layer, x, [h0], step)
+
+
+@oracle("RNNCell", "opset3")
+@oracle("RNNCell", "opset1")
+def rnn_cell1(layer, inputs):
+    x, h0, w, r = inputs[:4]
+    b = inputs[4] if len(inputs) > 4 else np.zeros(int(layer.attrs["hidden_size"]))
+    (f,) = _activations(layer, 1, ["tanh"])
+    clip = _clip(layer)
+    w, r, b = (np.asarray(a, np.float64) for a in (w, r, b))
+    return _cell_rows(layer, x, [h0], lambda xt, state: (f(clip(w @ xt + r @ state[0] + b)),))

@@ -1,7 +1,8 @@
 """Oracles of the reductions over ``axes`` (keep_dims): ReduceSum, ReduceProd, ReduceMean,
 ReduceMax, ReduceMin (-1) and ReduceL1, ReduceL2 (-4), element by element through one walk.
 Integer sums and products wrap modulo 2^bits; float means and norms are summed in float64 and
-rounded once; integer means truncate toward zero."""
+rounded once; integer means truncate toward zero. ReduceLogicalAnd/Or-1: and/or over each slice,
+starting from true / false."""
 from __future__ import annotations
 
 import itertools
@@ -111,3 +112,13 @@ def reduce_l1(layer, inputs):
 def reduce_l2(layer, inputs):
     total, dtype = _sum_of(layer, inputs, lambda v: v * v)
     return [np.sqrt(total.astype(np.float64)).astype(dtype)]
+
+
+@oracle("ReduceLogicalAnd", "opset1")
+def reduce_logical_and(layer, inputs):
+    return _reduce(layer, inputs, lambda acc, v: np.bool_(bool(acc) and bool(v)), lambda dt: np.bool_(True))
+
+
+@oracle("ReduceLogicalOr", "opset1")
+def reduce_logical_or(layer, inputs):
+    return _reduce(layer, inputs, lambda acc, v: np.bool_(bool(acc) or bool(v)), lambda dt: np.bool_(False))

@@ -1,5 +1,7 @@
-"""Oracles of Reverse-1 and Roll-7 from the specs, element by element: each output index maps to
-one input index (``d - 1 - i`` on reversed axes, ``(i - shift) mod d`` on rolled axes)."""
+"""Oracles of Reverse-1, Roll-7 and ReverseSequence-1 from the specs, element by element: each
+output index maps to one input index (``d - 1 - i`` on reversed axes, ``(i - shift) mod d`` on
+rolled axes, ``len - 1 - i`` for ``i < len`` on the sequence axis, ``len`` of the element's batch
+row, 0 acting as 1)."""
 from __future__ import annotations
 
 import itertools
@@ -50,3 +52,22 @@ def roll7(layer, inputs):
             raise InvalidLayer(layer, f"axis {a} is out of range for rank {rank}")
         total[int(a) % rank] += int(s)
     return [_map(data, lambda pos: tuple((p - total[i]) % data.shape[i] for i, p in enumerate(pos)))]
+
+
+@oracle("ReverseSequence", "opset1")
+def reverse_sequence1(layer, inputs):
+    data, lengths = inputs
+    rank = data.ndim
+    batch, seq = (int(layer.attrs[k]) for k in ("batch_axis", "seq_axis"))
+    if not (-rank <= batch < rank and -rank <= seq < rank) or batch % rank == seq % rank:
+        raise InvalidLayer(layer, f"batch_axis {batch} / seq_axis {seq} invalid for rank {rank}")
+    batch, seq = batch % rank, seq % rank
+    lens = [int(v) for v in np.asarray(lengths).reshape(-1)]
+    if len(lens) != data.shape[batch] or any(not 0 <= n <= data.shape[seq] for n in lens):
+        raise InvalidLayer(layer, f"seq_lengths {lens} do not fit {data.shape[batch]} rows of {data.shape[seq]}")
+
+    def source(pos):
+        n = max(lens[pos[batch]], 1)
+        i = pos[seq]
+        return pos[:seq] + ((n - 1 - i if i < n else i),) + pos[seq + 1:]
+    return [_map(data, source)]

@@ -26,6 +26,7 @@ from . import comparison
 from . import logical
 from . import bitwise
 from . import normalization
+from . import response_normalization
 from . import split
 from . import broadcast
 from . import generation
@@ -35,6 +36,7 @@ from . import interpolate
 from . import topk
 from . import cumsum
 from . import scatter
+from . import one_hot
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -46,15 +48,17 @@ from . import ctc
 from . import detection_output
 from . import control_flow
 from . import state
+from . import roi_align
+from . import roi_pooling
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
-            bitwise, normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
-            prior_box, region_yolo, ctc, detection_output, control_flow, state)
+            bitwise, normalization, response_normalization,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
+            roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 
 
 def all_cases() -> list[Case]:

@@ -1,4 +1,4 @@
-"""Selftest cases of MaxPool-1/-8/-14 and AvgPool-1/-14. Exact cases (data movement, integer and
+"""Selftest cases of MaxPool-1/-8/-14 and AvgPool-1/-14/-16. Exact cases (data movement, integer and
 boolean results) are compared bit for bit, the others within the per-type tolerances of
 :mod:`ir2onnx.compare`."""
 from __future__ import annotations
@@ -13,7 +13,17 @@ def _pool(opset, build, shape):
 
 
 MP1, MP8, MP14 = ("MaxPool", "opset1"), ("MaxPool", "opset8"), ("MaxPool", "opset14")
-AP1, AP14 = ("AvgPool", "opset1"), ("AvgPool", "opset14")
+AP1, AP14, AP16 = ("AvgPool", "opset1"), ("AvgPool", "opset14"), ("AvgPool", "opset16")
+
+
+def _max_pool_indices(ops):
+    import openvino.opset14 as ops14
+
+    from .cases import param
+
+    x = param(ops, [2, 2, 5, 6])
+    node = ops14.max_pool(x, [2, 2], [1, 1], [0, 0], [1, 1], [3, 3], "ceil", None, "i32", 1)
+    return [(node.output(0), "y"), (node.output(1), "indices")], [x]
 
 
 CASES = [
@@ -32,4 +42,10 @@ CASES = [
          source="AvgPool-1: with pads, include-pad divides by the whole kernel (OpenVINO reference)"),
     Case("avgpool14/exclude-pad-ceil-torch", AP14, ov_build(_pool("opset14", lambda o, x: o.avg_pool(
         x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil_torch"), [1, 2, 6, 6])), exact=False, expect={"y": (1, 2, 4, 4)}),
+    Case("avgpool16/include-pad-ceil-torch", AP16, ov_build(_pool("opset16", lambda o, x: o.avg_pool(
+        x, [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch", None, [1, 1]), [1, 2, 6, 6])), exact=False,
+         expect={"y": (1, 2, 4, 4)}, source="AvgPool-16 (dilations > 1 need --opset 19: tests/test_pooling_dilated.py)"),
+    Case("maxpool14/indices-axis1-ceil", MP14, ov_build(_max_pool_indices),
+         expect={"y": (2, 2, 3, 3), "indices": (2, 2, 3, 3)},
+         source="MaxPool-14: indices flattened over the dims from axis 1 (channel, spatial)"),
 ]

@@ -1,10 +1,11 @@
-"""Selftest cases of LSTMSequence-5, GRUSequence-5 and RNNSequence-5. Compared with the oracle within
+"""Selftest cases of LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4, GRUCell-3 and
+RNNCell-1. Compared with the oracle within
 the per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, ov_build, param
+from .cases import Case, ir_build, ov_build, param
 
 GATES = {"lstm": 4, "gru": 3, "rnn": 1}
 
@@ -37,6 +38,45 @@ def _shapes(kind, nd=1, batch=3, seq=4, hidden=5):
     return {**out, "Co": (batch, nd, hidden)} if kind == "lstm" else out
 
 
+def _cell(kind, version, *, batch=3, size=3, hidden=5, lbr=False, clip=0.0, peephole=False, dynamic=False):
+    def make(ops):
+        import importlib
+
+        mod = importlib.import_module(f"openvino.opset{version}")
+        rng = np.random.default_rng(6)
+        g = GATES[kind]
+        b = None if dynamic else batch
+        x = param(ops, [b, size], name="x")
+        states = [param(ops, [b, hidden], name=n) for n in (("h0", "c0") if kind == "lstm" else ("h0",))]
+        shapes = [(g * hidden, size), (g * hidden, hidden), ((g + lbr) * hidden,)] + [(3 * hidden,)] * peephole
+        consts = [ops.constant((rng.standard_normal(sh) * 0.5).astype(np.float32)) for sh in shapes]
+        if kind == "lstm":
+            node = mod.lstm_cell(x, *states, *consts[:3], hidden, clip=clip)
+            if peephole:
+                from openvino.utils.node_factory import NodeFactory
+
+                node = NodeFactory("opset1").create(
+                    "LSTMCell", [v.output(0) for v in (x, *states, *consts)],
+                    {"hidden_size": hidden, "activations": ["sigmoid", "tanh", "tanh"], "activations_alpha": [],
+                     "activations_beta": [], "clip": clip, "input_forget": False, "weights_format": "fico"})
+        elif kind == "gru":
+            node = mod.gru_cell(x, *states, *consts, hidden, clip=clip, linear_before_reset=lbr)
+        else:
+            node = mod.rnn_cell(x, *states, *consts, hidden, ["tanh"], [], [], clip)
+        return [(out, name) for out, name in zip(node.outputs(), ("Ho", "Co"))], [x, *states]
+    return make
+
+
+def _rnn_cell3(w):
+    """RNNCell with version="opset3", as older IR writes it (OpenVINO reads it as RNNCell-1)."""
+    rng = np.random.default_rng(7)
+    x, h = w.parameter((2, 3), "f32", "x"), w.parameter((2, 4), "f32", "h0")
+    consts = [w.const((rng.standard_normal(sh) * 0.5).astype(np.float32)) for sh in ((4, 3), (4, 4), (4,))]
+    y = w.layer("RNNCell", "opset3", [x, h, *consts], {"hidden_size": 4, "activations": ["relu"], "clip": 0.0},
+                [("f32", (2, 4))], out_names=["Ho"])[0]
+    w.result(y, "Ho")
+
+
 _DYNAMIC = {"x": (3, 4, 3), "h0": (3, 2, 5), "c0": (3, 2, 5)}
 
 
@@ -63,4 +103,14 @@ CASES = [
          ov_build(_seq("rnn", "bidirectional", [4, 2, 1])), exact=False, expect=_shapes("rnn", 2)),
     Case("rnn/forward-clip", ("RNNSequence", "opset5"), ov_build(_seq("rnn", "forward", [4, 4, 4], clip=0.3)),
          exact=False, expect=_shapes("rnn")),
+    Case("lstm_cell4/clip", ("LSTMCell", "opset4"), ov_build(_cell("lstm", 4, clip=0.6)), exact=False,
+         expect={"Ho": (3, 5), "Co": (3, 5)}),
+    Case("lstm_cell4/f16-compressed-dynamic", ("LSTMCell", "opset4"),
+         ov_build(_cell("lstm", 4, size=32, hidden=8, dynamic=True), compress=True), exact=False,
+         shapes={"x": (2, 32), "h0": (2, 8), "c0": (2, 8)}),
+    Case("lstm_cell1/peepholes", ("LSTMCell", "opset1"), ov_build(_cell("lstm", 1, peephole=True)), exact=False),
+    Case("gru_cell3/linear-before-reset", ("GRUCell", "opset3"), ov_build(_cell("gru", 3, lbr=True)), exact=False),
+    Case("gru_cell3/clip", ("GRUCell", "opset3"), ov_build(_cell("gru", 3, clip=0.5)), exact=False),
+    Case("rnn_cell/tanh", ("RNNCell", "opset1"), ov_build(_cell("rnn", 3)), exact=False, expect={"Ho": (3, 5)}),
+    Case("rnn_cell/opset3-relu", ("RNNCell", "opset3"), ir_build(_rnn_cell3), exact=False, expect={"Ho": (2, 4)}),
 ]

@@ -1,5 +1,5 @@
 """Selftest cases of ReduceProd, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1-4 and
-ReduceL2-4 (version 1 unless -N says otherwise). Exact cases (data movement, integer and boolean
+ReduceL2-4, ReduceLogicalAnd and ReduceLogicalOr (version 1 unless -N says otherwise). Exact cases (data movement, integer and boolean
 results) are compared bit for bit, the others within the per-type tolerances of
 :mod:`ir2onnx.compare`."""
 from __future__ import annotations
@@ -34,4 +34,14 @@ CASES = [
          exact=False, expect={"y": lambda f: np.sqrt((f["x"].astype(np.float64) ** 2).sum((1, 2), keepdims=True))}),
     Case("reducel1/axis0", ("ReduceL1", "opset4"), ov_build(_reduce("reduce_l1", [2, 3, 4], [0], False)), exact=False,
          expect={"y": lambda f: np.abs(f["x"]).sum(0)}),
+    Case("reducelogicaland/axis1", ("ReduceLogicalAnd", "opset1"),
+         ov_build(_reduce("reduce_logical_and", [2, 3, 4], [1], False, bool)),
+         expect={"y": lambda f: f["x"].all(1)}),
+    Case("reducelogicaland/empty-slice-is-true", ("ReduceLogicalAnd", "opset1"),
+         ov_build(_reduce("reduce_logical_and", [2, 0, 3], [1], True, bool)),
+         expect={"y": np.ones((2, 1, 3), bool)}, openvino=False,
+         source="ReduceLogicalAnd-1: the and of no values is true (OpenVINO cannot compile a zero-sized input)"),
+    Case("reducelogicalor/keep-dims-negative", ("ReduceLogicalOr", "opset1"),
+         ov_build(_reduce("reduce_logical_or", [2, 3, 4], [-1, 0], True, bool)),
+         expect={"y": lambda f: f["x"].any((0, 2), keepdims=True)}),
 ]

@@ -1,4 +1,4 @@
-"""Selftest cases of Reverse and Roll-7 (version 1 unless -N says otherwise). All are compared bit for
+"""Selftest cases of Reverse, Roll-7 and ReverseSequence (version 1 unless -N says otherwise). All are compared bit for
 bit with the oracle."""
 from __future__ import annotations
 
@@ -27,6 +27,23 @@ def _roll(shift, axes, shape=(4, 3)):
     return make
 
 
+def _reverse_sequence(shape, batch_axis, seq_axis, dtype=np.float32):
+    def make(ops):
+        x = param(ops, list(shape), dtype)
+        lens = param(ops, [shape[batch_axis]], np.int32, "lens")
+        return [(ops.reverse_sequence(x, lens, batch_axis, seq_axis), "y")], [x, lens]
+    return make
+
+
+def _rs_expect(batch_axis, seq_axis):
+    def expect(feeds):
+        x = np.moveaxis(feeds["x"], (batch_axis, seq_axis), (0, 1)).copy()
+        for b, n in enumerate(feeds["lens"]):
+            x[b, :max(int(n), 1)] = x[b, :max(int(n), 1)][::-1]
+        return np.moveaxis(x, (0, 1), (batch_axis, seq_axis))
+    return expect
+
+
 _ROLL_X = {"x": iota((4, 3), np.int32)}
 
 
@@ -39,4 +56,10 @@ CASES = [
     Case("roll/spec-example-3-repeated-axis", ("Roll", "opset7"), ov_build(_roll([1, 2, 1], [0, 1, 0])), inputs=_ROLL_X,
          shapes={"x": (4, 3)}, expect={"y": np.array([[8, 9, 7], [11, 12, 10], [2, 3, 1], [5, 6, 4]], np.int32)},
          source="Roll-7 example 3"),
+    Case("reverse_sequence/batch0-seq1", ("ReverseSequence", "opset1"), ov_build(_reverse_sequence((4, 5, 2), 0, 1)),
+         inputs={"x": iota((4, 5, 2)), "lens": np.array([5, 0, 1, 3], np.int32)}, expect={"y": _rs_expect(0, 1)},
+         source="ReverseSequence-1: lengths 5, 0 (reverses nothing), 1, 3"),
+    Case("reverse_sequence/batch2-seq0-i8", ("ReverseSequence", "opset1"),
+         ov_build(_reverse_sequence((4, 2, 3), 2, 0, np.int8)),
+         inputs={"x": iota((4, 2, 3), np.int8), "lens": np.array([2, 4, 3], np.int32)}, expect={"y": _rs_expect(2, 0)}),
 ]

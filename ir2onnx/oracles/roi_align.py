@@ -1,0 +1,85 @@
+"""Oracles of ROIAlign-3/-9 from the spec, in float64: per ROI, start = ROI * scale
+(asymmetric: width and height at least 1), ROI * scale - 0.5 (half_pixel_for_nn) or
+(ROI + 0.5) * scale - 0.5 (half_pixel); each of the pooled_h x pooled_w bins averages a
+sampling_ratio grid (0: ceil(bin size)) of bilinear samples at the sub-cell centres; a sample
+outside [-1, size] counts as 0, others are clamped into the map. mode=max takes the largest
+sample of the bin and 0 (OpenVINO's reference starts the pooled value at 0, and its CPU plugin
+gives the same: a bin of negative samples is 0)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from .registry import oracle
+
+
+def _bilinear(plane: np.ndarray, y: float, x: float) -> float:
+    height, width = plane.shape
+    if y < -1.0 or y > height or x < -1.0 or x > width:
+        return 0.0
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    if y0 >= height - 1:
+        y0 = y1 = height - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= width - 1:
+        x0 = x1 = width - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1]
+            + ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+
+
+def _roi_align(layer, inputs, aligned: str):
+    data, rois, indices = inputs
+    mode = layer.attrs["mode"]
+    if mode not in ("avg", "max"):
+        raise UnsupportedLayer(layer, f"mode={mode}")
+    ph, pw, ratio = (int(layer.attrs[k]) for k in ("pooled_h", "pooled_w", "sampling_ratio"))
+    scale = float(layer.attrs["spatial_scale"])
+    if data.ndim != 4 or rois.ndim != 2 or rois.shape[1] != 4 or indices.shape != (rois.shape[0],):
+        raise InvalidLayer(layer, f"shapes {data.shape}, {rois.shape}, {indices.shape} do not fit the spec")
+    v = data.astype(np.float64)
+    shift, offset = {"asymmetric": (0.0, 0.0), "half_pixel_for_nn": (0.0, -0.5),
+                     "half_pixel": (0.5, -0.5)}[aligned]
+    out = np.zeros((rois.shape[0], data.shape[1], ph, pw))
+    for k, roi in enumerate(rois.astype(np.float64)):
+        batch = int(indices[k])
+        if not 0 <= batch < data.shape[0]:
+            raise InvalidLayer(layer, f"batch index {batch} out of range")
+        x1, y1, x2, y2 = ((c + shift) * scale + offset for c in roi)
+        width, height = x2 - x1, y2 - y1
+        if aligned == "asymmetric":
+            width, height = max(width, 1.0), max(height, 1.0)
+        bin_w, bin_h = width / pw, height / ph
+        grid_w = ratio or math.ceil(bin_w)
+        grid_h = ratio or math.ceil(bin_h)
+        count = grid_w * grid_h
+        for c in range(data.shape[1]):
+            plane = v[batch, c]
+            for i in range(ph):
+                for j in range(pw):
+                    samples = [_bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
+                                         x1 + j * bin_w + (b + 0.5) * bin_w / grid_w)
+                               for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0))]
+                    if mode == "max":
+                        out[k, c, i, j] = max([0.0] + samples)
+                    else:
+                        out[k, c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
+    return [out.astype(data.dtype)]
+
+
+@oracle("ROIAlign", "opset3")
+def roi_align3(layer, inputs):
+    return _roi_align(layer, inputs, "asymmetric")
+
+
+@oracle("ROIAlign", "opset9")
+def roi_align9(layer, inputs):
+    return _roi_align(layer, inputs, str(layer.attrs.get("aligned_mode", "asymmetric")))

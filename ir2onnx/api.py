@@ -19,25 +19,39 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
-            opset: int = DEFAULT_OPSET) -> onnx.ModelProto:
+            opset: int = DEFAULT_OPSET, quantized: str = "exact",
+            compressed_weights: str = "dequantize") -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. For models of hundreds of MiB prefer :func:`convert_file`, which never
     holds the weights in memory.
+
+    ``quantized``: FakeQuantize layers as exact float emulation (``"exact"``, the default) or,
+    where they are 8-bit affine quantizations, as QuantizeLinear -> DequantizeLinear (``"qdq"``;
+    ``"qdq-symmetric"``: int8 with zero point 0 only). ``compressed_weights``: OpenVINO's
+    integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
+    default) or unpacked to floats (``"unpack"``).
     """
-    return convert_graph(_graph(model, weights), opset).to_model_proto()
+    return convert_graph(_graph(model, weights), opset, quantized=quantized,
+                         compressed_weights=compressed_weights).to_model_proto()
 
 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int = DEFAULT_OPSET,
-                 external_data: bool | None = None) -> Path:
+                 external_data: bool | None = None, quantized: str = "exact",
+                 compressed_weights: str = "dequantize", summary: list | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check) and written atomically.
-    ``external_data=None`` writes ``OUTPUT.data`` only for models over 2 GiB.
+    ``external_data=None`` writes ``OUTPUT.data`` only for models over 2 GiB. ``quantized`` and
+    ``compressed_weights`` as in :func:`convert`; the lines saying how many layers took the
+    INT8 forms are appended to ``summary`` when given.
     """
     graph = _graph(model, weights)
     if output is None:
         output = Path(graph.xml_path).with_suffix(".onnx")
-    return save(convert_graph(graph, opset), output, external_data=external_data)
+    converted = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    if summary is not None:
+        summary.extend(converted.summary)
+    return save(converted, output, external_data=external_data)

@@ -11,7 +11,7 @@ from .. import ops  # noqa: F401  (the op modules fill the lowering table)
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
-from . import declared
+from . import declared, decompression
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -33,6 +33,8 @@ class Context:
     graph: Graph
     opset: int
     outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
+    quantized: str = "exact"  # FakeQuantize: "exact" float emulation, "qdq", "qdq-symmetric"
+    stats: dict = field(default_factory=dict)  # counters for the summary (see Converted.summary)
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         if self.opset < opset:
@@ -52,6 +54,7 @@ class Converted:
 
     model: onnx.ModelProto  # initializers absent; `tensors` lists them
     tensors: list[TensorEntry]
+    summary: list[str] = field(default_factory=list)  # one line per INT8 / compressed-weight form
 
     @property
     def weight_bytes(self) -> int:
@@ -76,25 +79,47 @@ def check_supported(graph: Graph) -> None:
         raise UnsupportedLayers(missing)
 
 
-def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
-    """Lower ``graph`` into an ONNX model of the given default-domain opset."""
+QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
+
+
+def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET, *, quantized: str = "exact",
+                  compressed_weights: str = "dequantize") -> Converted:
+    """Lower ``graph`` into an ONNX model of the given default-domain opset.
+
+    ``quantized``: FakeQuantize as exact float emulation (``"exact"``), or as QuantizeLinear ->
+    DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
+    int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
+    graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
+    (``"unpack"``)."""
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
+    if quantized not in QUANTIZED_MODES:
+        raise Ir2OnnxError(f"quantized='{quantized}': choose one of {', '.join(QUANTIZED_MODES)}")
+    if compressed_weights not in decompression.MODES:
+        raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
+                           f"{', '.join(decompression.MODES)}")
     check_supported(graph)
     declared.check_edges(graph)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
-    ctx = Context(b, graph, opset)
+    ctx = Context(b, graph, opset, quantized=quantized)
+    packed, inside = decompression.find(graph) if compressed_weights == "dequantize" else ({}, set())
     values: dict[tuple[str, int], Value | None] = {}
     errors: list[InvalidLayer] = []
     for layer in graph.order:
+        if layer.id in inside:  # a step of a decompression chain that its last layer replaces
+            values[(layer.id, 0)] = _replaced(b, layer)
+            continue
         inputs = [values[(s.layer, s.output)] for s in layer.sources]
         if any(v is None for v in inputs):  # downstream of a layer that already failed
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
             continue
         b.layer_name = layer.name
         try:
-            outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
+            if layer.id in packed:
+                outs = [decompression.emit(ctx, packed[layer.id])]
+            else:
+                outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
         except InvalidLayer as e:  # e.layer may be an input's producer (a Const ONNX cannot hold)
             if all(e.layer is not f.layer or e.reason != f.reason for f in errors):
                 errors.append(e)
@@ -115,7 +140,27 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
         ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
     )
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
-    return Converted(model, b.tensors)
+    return Converted(model, b.tensors, _summary(ctx.stats))
+
+
+def _summary(stats: dict) -> list[str]:
+    lines = []
+    if "compressed_weights" in stats:
+        lines.append(f"{stats['compressed_weights']} compressed weight(s) kept packed (DequantizeLinear)")
+    if "fq_total" in stats:
+        lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
+                     f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "
+                     f"the others stay exact float emulation")
+    if stats.get("fq_not_symmetric"):
+        lines.append(f"{stats['fq_not_symmetric']} FakeQuantize layer(s) could not be made symmetric "
+                     f"(int8, zero point 0) exactly")
+    return lines
+
+
+def _replaced(b: Builder, layer: Layer) -> Value:
+    port = layer.outputs[0]
+    return Value(b, port.etype, port.shape, unrepresentable=RuntimeError(
+        f"internal: {layer} was folded into a DequantizeLinear but is read"))
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:

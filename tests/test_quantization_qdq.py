@@ -141,3 +141,17 @@ def test_single_quantized_conv_is_within_one_step_of_openvino(tmp_path):
     got = _run(_convert(xml, "qdq").to_model_proto(), x)[1]
     steps = _steps(got, run_openvino(xml, {"x": x})[1], S)
     assert steps.max() <= 1 + 1e-3 and np.mean(steps < 1e-3) >= 0.999
+
+
+def test_transformer_block_weights_stored_transposed_for_int8_matmuls(tmp_path):
+    """MatMul(transpose_b) of a quantized weight: the int8 initializer is stored transposed (no
+    Transpose between DequantizeLinear and MatMul), so onnxruntime runs integer MatMuls."""
+    xml = qm.transformer_block(tmp_path / "t.xml", tokens=16, dim=32, heads=2)
+    model = _convert(xml, "qdq").to_model_proto()
+    int8 = [t for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8 and len(t.dims) == 2]
+    assert sorted(tuple(t.dims) for t in int8) == [(32, 32)] * 4 + [(32, 128), (128, 32)]
+    x = np.random.default_rng(2).standard_normal((2, 16, 32)).astype(np.float32)
+    got = _run(model, x, tmp_path / "opt.onnx")[0]
+    assert "MatMulIntegerToFloat" in _ops(onnx.load(tmp_path / "opt.onnx"))
+    want = run_openvino(xml, {"x": x})[0]
+    assert np.abs(got - want).max() <= 1e-3 * np.abs(want).max()  # measured: equal

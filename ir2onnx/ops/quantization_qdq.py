@@ -27,6 +27,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..ir.element_types import TYPES
+from ..lowering.builder import LazyValue
 
 _F32 = TensorProto.FLOAT
 _ZP_SLACK = 1e-3  # how far (in levels) a zero point may be from an integer
@@ -84,19 +85,33 @@ def weights(ctx, layer, x, ranges, levels, kernel_params, kernel_levels):
     if ctx.quantized == "qdq-symmetric" and np.any(z != 0):
         _count(ctx, "fq_not_symmetric")
         return None
-    q = kernel_levels(values, params)  # the exact kernel's levels, 0 .. levels-1
-    b = ctx.b
-    stored = b.add_initializer(np.ascontiguousarray(q - offset).astype(np.int8),
-                               TYPES["i8"], f"{layer.name}_int8")
-    scale = b.const(_per_axis(np.asarray(osc, np.float32) * np.ones(np.broadcast_shapes(osc.shape, zp.shape),
-                                                                  np.float32), axis, len(x.shape)),
-                    np.float32, "fq_scale")
-    inputs = [stored, scale]
-    if np.any(z != 0):
-        inputs.append(b.const(_per_axis(z * np.ones(np.broadcast_shapes(osc.shape, zp.shape), np.int64),
-                                        axis, len(x.shape)), np.int8, "fq_zero_point"))
-    out = b.DequantizeLinear(*inputs, axis=axis if axis is not None else None)
+    q = kernel_levels(values, params) - offset  # the exact kernel's levels, as int8
+    rank = len(x.shape)
+    scale = _per_axis(np.asarray(osc, np.float32) * np.ones(np.broadcast_shapes(osc.shape, zp.shape), np.float32),
+                      axis, rank)
+    zero = _per_axis(z * np.ones(np.broadcast_shapes(osc.shape, zp.shape), np.int64), axis, rank)
     _count(ctx, "fq_weights")
+    return _dequantized(ctx, layer, q, scale, zero, axis, x)
+
+
+def _dequantized(ctx, layer, q, scale, zero, axis, x, perm=None):
+    """A LazyValue: DequantizeLinear of the int8 levels ``q`` (stored transposed by ``perm``),
+    whose ``transposed`` hook gives the same weights stored in another order."""
+    b = ctx.b
+    shape = tuple(x.shape) if perm is None else tuple(x.shape[p] for p in perm)
+    stored_axis = axis if perm is None or axis is None else perm.index(axis)
+
+    def emit() -> str:
+        data = q if perm is None else np.transpose(q, perm)
+        stored = b.add_initializer(np.ascontiguousarray(data).astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
+        inputs = [stored, b.const(scale, np.float32, "fq_scale")]
+        if np.any(zero != 0):
+            inputs.append(b.const(zero, np.int8, "fq_zero_point"))
+        return b.DequantizeLinear(*inputs, axis=stored_axis)
+
+    out = LazyValue(b, TYPES["f32"], shape, emit)
+    if perm is None and x.etype.name == "f32":
+        out.transposed = lambda p: _dequantized(ctx, layer, q, scale, zero, axis, x, list(p))
     return out
 
 

@@ -8,7 +8,8 @@ weights): an INT8 ResNet-style net (stem + 3 residual blocks, 32 channels, 1x3x6
 an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP). Timings are the best of
 ``--repeat`` rounds after a warm-up; the three runners take turns in each round, so a busy
 moment of the machine does not favour one. Threads: onnxruntime intra_op_num_threads and
-OpenVINO INFERENCE_NUM_THREADS (OpenVINO runs its own INT8 pipeline, at its default precision).
+OpenVINO INFERENCE_NUM_THREADS; OpenVINO runs its own INT8 pipeline with f32 for the rest (its
+default on CPUs with bf16 would be bf16, onnxruntime computes f32).
 The last two columns give the largest difference from OpenVINO's first output relative to its
 largest magnitude (quantization levels that flip on near-ties cascade, see the README).
 """
@@ -52,7 +53,8 @@ def ov_runner(xml, x, threads):
     import openvino as ov
 
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_NUM_THREADS": threads})
+    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_NUM_THREADS": threads,
+                                                                    "INFERENCE_PRECISION_HINT": "f32"})
     req = compiled.create_infer_request()
     return (lambda: req.infer([x], share_inputs=True)), np.array(req.infer([x])[0])
 

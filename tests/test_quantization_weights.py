@@ -20,7 +20,7 @@ from ir2onnx.cli import main
 from ir2onnx.errors import UnsupportedLayer
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import assert_bitexact, ov_compressed_weight, ov_parameter, ov_save, run_openvino
+from ir2onnx.testing import assert_bitexact, assert_check, ov_compressed_weight, ov_parameter, ov_save, run_openvino
 
 CASES = [  # etype, group, zero point, scale dtype
     ("u8", None, "int", np.float16), ("u8", None, "scalar", np.float32), ("i8", None, None, np.float16),
@@ -56,8 +56,8 @@ def test_matmul_matches_openvino_and_keeps_the_integers(tmp_path, etype, group, 
     assert {a.name: a.i for a in dq.attribute}.get("block_size", 0) == (group or 0)
     got, want = _run(model, x), run_openvino(xml, {"x": x})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
-    oracle = next(iter(evaluate(load_ir(xml), {"x": x}).values()))  # the IR's own f16 arithmetic
-    np.testing.assert_allclose(got, oracle, rtol=0, atol=1e-3 * np.abs(oracle).max())
+    oracle = next(iter(evaluate(load_ir(xml), {"x": x}).values()))  # decompressed in f32, as OpenVINO does
+    np.testing.assert_allclose(got, oracle, rtol=1e-5, atol=1e-5 * np.abs(oracle).max())
     unpacked = convert(xml, opset=21, compressed_weights="unpack")
     assert "DequantizeLinear" not in _ops(unpacked)
     np.testing.assert_allclose(_run(unpacked, x), want, rtol=0, atol=1e-3 * np.abs(want).max())
@@ -88,7 +88,7 @@ def test_decompressed_values_bit_exact(tmp_path, etype, group, zp, opset):
         w, zp, scale = _chain_constants(load_ir(xml))
         exact = ((w - zp) * scale).reshape(got.shape).astype(np.float32)
         assert_bitexact(got, exact, "f16 scales widened to f32")
-        assert np.abs(got - oracle).max() <= np.abs(oracle).max() * 2.0 ** -11  # one f16 rounding
+        assert_bitexact(got, oracle, "the oracle's OpenVINO rule (decompression in f32)")
 
 
 def _chain_constants(graph):
@@ -102,6 +102,13 @@ def _chain_constants(graph):
     sub = next((l for l in graph.order if l.type == "Subtract"), None)
     w = next(l for l in graph.order if l.type == "Const" and l.const.etype.is_integer and l.const.size > 16)
     return w.const.array().astype(np.float64), const_of(sub, 1) if sub else 0.0, const_of(mul, 1)
+
+
+def test_check_agrees_on_compressed_weights(tmp_path):
+    """ir2onnx check: onnxruntime, the oracle (which decompresses f16-scaled weights in f32 like
+    OpenVINO's CPU plugin) and OpenVINO agree at the default tolerances."""
+    for i, case in enumerate([("u4", 32, "int", np.float16), ("u8", None, "float", np.float16)]):
+        assert_check(_matmul_ir(tmp_path / f"c{i}.xml", *case), opset=21)
 
 
 def test_convolution_weights_per_output_channel(tmp_path):

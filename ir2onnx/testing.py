@@ -223,7 +223,8 @@ def ov_save(path: str | os.PathLike, outputs, params, *, compress_to_fp16: bool 
 def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, zero_point="int",
                          scale_dtype=np.float16, to_f32: bool = True, seed: int = 0):
     """An OpenVINO weight-compression chain as NNCF writes it, returning its output node:
-    Const(etype) -> Convert -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert f32].
+    Const(etype) -> Convert -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert f32]
+    (``etype`` u8/i8/u4/i4, or f8e4m3/f8e5m2 with ``zero_point=None``).
 
     ``shape`` is the weight's ``[N, K, ...]``; ``group`` splits axis 1 into ``[K/group, group]``
     groups with one scale each (then a Reshape back), else the scale is per output channel
@@ -233,13 +234,15 @@ def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, 
     import openvino.opset15 as ops
 
     rng = np.random.default_rng(seed)
-    lo, hi = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}[etype]
+    lo, hi = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}.get(etype, (-8, 7))
     n, k, rest = shape[0], shape[1], tuple(shape[2:])
     wshape = (n, k // group, group, *rest) if group else tuple(shape)
     sshape = (n, k // group, 1, *(1 for _ in rest)) if group else (n, *(1 for _ in shape[1:]))
     store = np.int8 if etype[0] == "i" else np.uint8
     ov_type = getattr(ov.Type, etype)
-    w = ops.convert(ops.constant(rng.integers(lo, hi + 1, wshape).astype(store), dtype=ov_type), scale_dtype)
+    values = rng.integers(lo, hi + 1, wshape).astype(store) if etype[0] in "iu" \
+        else (rng.standard_normal(wshape) * 4).astype(np.float32)  # f8e4m3 / f8e5m2: rounded by OpenVINO
+    w = ops.convert(ops.constant(values, dtype=ov_type), scale_dtype)
     zp = rng.integers(lo, hi + 1, sshape)
     if zero_point == "int":
         w = ops.subtract(w, ops.convert(ops.constant(zp.astype(store), dtype=ov_type), scale_dtype))

@@ -26,6 +26,7 @@ CASES = [  # etype, group, zero point, scale dtype
     ("u8", None, "int", np.float16), ("u8", None, "scalar", np.float32), ("i8", None, None, np.float16),
     ("u8", 128, "float", np.float16), ("u4", 32, "int", np.float16), ("u4", 64, None, np.float32),
     ("u4", 128, "int", np.float16), ("i4", 32, None, np.float16), ("i4", 128, "scalar", np.float16),
+    ("f8e4m3", 32, None, np.float16), ("f8e5m2", None, None, np.float32),
 ]
 
 
@@ -50,7 +51,8 @@ def test_matmul_matches_openvino_and_keeps_the_integers(tmp_path, etype, group, 
     model = convert(xml, opset=21)
     assert "DequantizeLinear" in _ops(model) and not {"Mul", "Sub"} & set(_ops(model))
     packed = [t for t in model.graph.initializer if t.data_type == getattr(onnx.TensorProto, {
-        "u8": "UINT8", "i8": "INT8", "u4": "UINT4", "i4": "INT4"}[etype])]
+        "u8": "UINT8", "i8": "INT8", "u4": "UINT4", "i4": "INT4", "f8e4m3": "FLOAT8E4M3FN",
+        "f8e5m2": "FLOAT8E5M2"}[etype])]
     assert sum(int(np.prod(t.dims)) for t in packed) >= 32 * 256  # the weights, still integers
     dq = next(n for n in model.graph.node if n.op_type == "DequantizeLinear")
     assert {a.name: a.i for a in dq.attribute}.get("block_size", 0) == (group or 0)

@@ -18,10 +18,11 @@ Forms (all exact):
   at opset >= 21, when the chain ends in the Reshape that merges the group axes (the usual
   ``[N, G*gs]``), blocked DequantizeLinear (``axis``, ``block_size=gs``) that replaces the
   Reshape; otherwise per axis on the flattened groups, then Reshape;
-* u4/i4 weights need opset 21 (the ONNX types), asked for through ``ctx.require_opset``.
+* u4/i4 weights need opset 21 (the ONNX types), f8e4m3/f8e5m2 (scale only, no zero point)
+  opset 19, asked for through ``ctx.require_opset``.
 
-Arithmetic: ``(w - zp)`` is an integer of at most 9 bits and a scale has at most 24 significant
-bits, so DequantizeLinear's f32 product is exact. OpenVINO's CPU plugin decompresses f16-scaled
+Arithmetic: ``(w - zp)`` is an integer of at most 9 bits (an f8 value: at most 4 significant
+bits) and a scale has at most 24 significant bits, so DequantizeLinear's f32 product is exact. OpenVINO's CPU plugin decompresses f16-scaled
 weights in f32 without rounding the product to f16 (measured, 2026.4: the MatMul output matches
 an f64 reference within 5e-7 and the f16-rounded weights only within 3e-4); so a chain with f16
 scales that ends in Convert(f32) becomes an f32 DequantizeLinear (scale widened exactly by a Cast) whose
@@ -42,7 +43,8 @@ from ..ir.graph import ConstData, Graph, Layer
 from .builder import TensorEntry, Value
 
 MODES = ("dequantize", "unpack")
-WEIGHT_TYPES = ("u8", "i8", "u4", "i4")
+WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2")
+_FLOAT8 = ("f8e4m3", "f8e5m2")  # DequantizeLinear-19 x types; no zero point
 _SCALE_TYPES = ("f16", "f32")
 _RANGE = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}
 
@@ -111,6 +113,8 @@ def _match(graph, consumers, const: Layer) -> Match | None:
     step = _only_consumer(consumers, convert)
     zero_point = None
     if step is not None and step[0].type == "Subtract" and step[1] == 0:
+        if wtype in _FLOAT8:
+            return None
         sub = step[0]
         zp = _const_value(graph, graph.producer(sub, 1)[0])
         lo, hi = _RANGE[wtype]
@@ -165,6 +169,9 @@ def emit(ctx, m: Match) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
     b, layer = ctx.b, m.root
     wtype = m.weight.etype
+    if wtype.name in _FLOAT8:
+        ctx.require_opset(layer, 19, f"{wtype.name} weights kept as they are (DequantizeLinear; "
+                                     "--compressed-weights unpack unpacks them)")
     if wtype.bits == 4:
         ctx.require_opset(layer, 21, f"{wtype.name} weights kept packed (DequantizeLinear; "
                                      "--compressed-weights unpack unpacks them)")

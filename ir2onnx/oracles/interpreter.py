@@ -80,7 +80,7 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
 
 def widened_decompression(graph: Graph) -> set[str]:
     """Ids of the layers that OpenVINO's CPU plugin computes in f32 although the IR says f16: a
-    weight-decompression chain Const(integer) -> Convert(f16) -> [Subtract] -> Multiply(f16 Const
+    weight-decompression chain Const(integer or f8) -> Convert(f16) -> [Subtract] -> Multiply(f16 Const
     scale) -> [Reshape] read through a Convert(f32) (measured, 2026.4: the plugin decompresses
     such weights in f32 without rounding them to f16; README deviation list)."""
     consumers = graph.consumers()
@@ -90,7 +90,8 @@ def widened_decompression(graph: Graph) -> set[str]:
 
     def int_convert(layer: Layer) -> bool:
         src = graph.producer(layer, 0)[0] if layer.type == "Convert" else None
-        return src is not None and src.type == "Const" and src.const.etype.is_integer
+        return src is not None and src.type == "Const" and (
+            src.const.etype.is_integer or src.const.etype.name in ("f8e4m3", "f8e5m2"))
 
     widened: set[str] = set()
     for layer in graph.order:

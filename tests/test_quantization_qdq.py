@@ -155,3 +155,40 @@ def test_transformer_block_weights_stored_transposed_for_int8_matmuls(tmp_path):
     assert "MatMulIntegerToFloat" in _ops(onnx.load(tmp_path / "opt.onnx"))
     want = run_openvino(xml, {"x": x})[0]
     assert np.abs(got - want).max() <= 1e-3 * np.abs(want).max()  # measured: equal
+
+
+@pytest.mark.parametrize("per_group", [1, 2])
+def test_group_convolution_filters_stored_in_conv_layout(tmp_path, per_group):
+    """GroupConvolution filters [G, C/G, 1, k, k] with per-channel ranges [G, C/G, 1, 1, 1]: the
+    int8 initializer is stored as [C, 1, k, k] (no Reshape before the Conv), so onnxruntime runs
+    QLinearConv; depthwise (C/G = 1) and two channels per group."""
+    groups = 8
+    w = np.random.default_rng(3).standard_normal((groups, per_group, 1, 3, 3)).astype(np.float32)
+    hi = np.abs(w).reshape(groups, per_group, -1).max(axis=2).reshape(groups, per_group, 1, 1, 1)
+    x = ov_parameter([None, groups, 10, 10])
+    wq = qm.fake_quantize(ops.convert(ops.constant(w.astype(np.float16)), np.float32), -hi, hi, 255)
+    y = ops.group_convolution(qm.activation_fq(x, 3.0, False), wq, [1, 1], [1, 1], [1, 1], [1, 1])
+    xml = ov_save(tmp_path / "g.xml", qm.activation_fq(ops.relu(y), 4.0, True), [x])
+    model = _convert(xml, "qdq").to_model_proto()
+    int8 = [t for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8 and len(t.dims) == 4]
+    assert [list(t.dims) for t in int8] == [[groups * per_group, 1, 3, 3]] and "Reshape" not in _ops(model)
+    data = np.random.default_rng(4).standard_normal((2, groups, 10, 10)).astype(np.float32)
+    got = _run(model, data, tmp_path / "opt.onnx")[0]
+    assert "QLinearConv" in _ops(onnx.load(tmp_path / "opt.onnx"))
+    exact = _run(_convert(xml, "exact").to_model_proto(), data)[0]
+    steps = _steps(got, exact, S)
+    assert steps.max() <= 1 + 1e-3 and np.mean(steps < 1e-3) >= 0.99
+
+
+def test_weights_varying_along_two_axes_without_a_consumer_layout(tmp_path):
+    """Ranges along two neighbouring axes and no consumer that re-lays the filters: per axis on
+    the flattened axes, then Reshape back (exact levels)."""
+    w = np.random.default_rng(5).standard_normal((3, 2, 4)).astype(np.float32)
+    hi = np.abs(w).max(axis=2, keepdims=True)
+    x = ov_parameter([1])
+    xml = ov_save(tmp_path / "w2.xml", [qm.fake_quantize(ops.constant(w), -hi, hi, 255), x], [x])
+    model = _convert(xml, "qdq").to_model_proto()
+    assert _ops(model)[:2] == ["DequantizeLinear", "Reshape"]
+    feed = np.zeros(1, np.float32)
+    got, exact = _run(model, feed)[0], _run(_convert(xml, "exact").to_model_proto(), feed)[0]
+    np.testing.assert_allclose(got, exact, rtol=1e-6, atol=1e-6 * np.abs(exact).max())

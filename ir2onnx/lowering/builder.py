@@ -82,6 +82,8 @@ class Value:
         # Set by a lowering that can produce its output transposed at no cost (a quantized weight
         # stored transposed): transposed(perm) -> Value | None, called by MatMul's transpose_b.
         self.transposed: Callable[[list[int]], "Value | None"] | None = None
+        # ... and reshaped: reshaped(shape) -> Value | None, called by GroupConvolution's filters.
+        self.reshaped: Callable[[tuple[int, ...]], "Value | None"] | None = None
 
     @property
     def name(self) -> str:

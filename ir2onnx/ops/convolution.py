@@ -79,7 +79,9 @@ def _lower(ctx, layer, inputs, grouped: bool):
                                       f"than the dilated kernel ({span})")
     weights = w
     if grouped:
-        weights = ctx.b.Reshape(w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
+        moved = w.reshaped((c_out, c_in_g, *kernel)) if w.reshaped is not None else None
+        weights = moved if moved is not None else ctx.b.Reshape(
+            w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
     attrs = dict(kernel_shape=kernel, strides=strides, dilations=dilations, pads=pads,
                  group=groups if grouped else None)
     if ctx.quantized == "exact" or len(ctx.graph.consumers().get((layer.id, 0), [])) != 1:

@@ -15,7 +15,10 @@ A FakeQuantize with constant ranges is an 8-bit affine quantization when
   ``q`` are computed at convert time by the exact kernel arithmetic and stored as int8
   ``q - levels//2`` (an int8 initializer), dequantized per output channel (the axis the ranges
   vary along) with scale ``osc = (oh - ol)/(levels-1)`` and zero point ``-ol/osc - levels//2``,
-  which must be an integer (within 1e-3): 0 for symmetric weights. The output equals the exact
+  which must be an integer (within 1e-3): 0 for symmetric weights. The initializer is stored in
+  the layout its consumer needs (MatMul transpose_b: transposed; GroupConvolution: its filters
+  ``[G, C/G, ...]`` as ``[C, ...]``, where ranges along ``G`` and ``C/G`` become one axis), so
+  DequantizeLinear feeds the MatMul / Conv directly, as onnxruntime's int8 fusions require. The output equals the exact
   emulation within one rounding of ``(q - zp)*osc`` vs ``fma(q, osc, ol)``.
 
 Anything else returns None and stays in the exact float emulation. Under ``qdq-symmetric`` a
@@ -75,9 +78,6 @@ def weights(ctx, layer, x, ranges, levels, kernel_params, kernel_levels):
     zp = np.rint(zp_real)
     if np.any(np.abs(zp_real - zp) > _ZP_SLACK):
         return None
-    axis = _one_axis(len(x.shape), [osc, zp])
-    if axis is False:
-        return None
     offset = levels // 2
     z = (zp - offset).astype(np.int64)
     if np.any(z < -128) or np.any(z > 127):
@@ -86,32 +86,61 @@ def weights(ctx, layer, x, ranges, levels, kernel_params, kernel_levels):
         _count(ctx, "fq_not_symmetric")
         return None
     q = kernel_levels(values, params) - offset  # the exact kernel's levels, as int8
-    rank = len(x.shape)
-    scale = _per_axis(np.asarray(osc, np.float32) * np.ones(np.broadcast_shapes(osc.shape, zp.shape), np.float32),
-                      axis, rank)
-    zero = _per_axis(z * np.ones(np.broadcast_shapes(osc.shape, zp.shape), np.int64), axis, rank)
-    _count(ctx, "fq_weights")
-    return _dequantized(ctx, layer, q, scale, zero, axis, x)
+    rank = q.ndim
+    pad = lambda a: np.asarray(a).reshape((1,) * (rank - np.ndim(a)) + np.shape(a))  # noqa: E731
+    scale = np.broadcast_to(pad(np.asarray(osc, np.float32)), q.shape)
+    out = _dequantized(ctx, layer, q, scale, np.broadcast_to(pad(z), q.shape), x.etype.name == "f32")
+    if out is not None:  # None: ranges along non-neighbouring axes, no per-axis form
+        _count(ctx, "fq_weights")
+    return out
 
 
-def _dequantized(ctx, layer, q, scale, zero, axis, x, perm=None):
-    """A LazyValue: DequantizeLinear of the int8 levels ``q`` (stored transposed by ``perm``),
-    whose ``transposed`` hook gives the same weights stored in another order."""
+def _varying(scale, zero) -> list[int]:
+    """The axes along which the full ``scale`` / ``zero`` arrays change."""
+    return [i for i in range(scale.ndim) if scale.shape[i] > 1 and not (
+        np.all(scale == scale.take([0], axis=i)) and np.all(zero == zero.take([0], axis=i)))]
+
+
+def _per_axis_form(scale, zero, axes):
+    """(axis or None, 1-D/scalar scale, zero) for full arrays varying along ``axes`` (<= 1)."""
+    if not axes:
+        return None, scale.reshape(-1)[0], zero.reshape(-1)[0]
+    index = tuple(slice(None) if i == axes[0] else 0 for i in range(scale.ndim))
+    return axes[0], np.ascontiguousarray(scale[index]), np.ascontiguousarray(zero[index])
+
+
+def _dequantized(ctx, layer, q, scale, zero, movable: bool):
+    """A LazyValue: DequantizeLinear of the int8 levels ``q`` (``scale``/``zero``: full arrays of
+    q's shape). It offers ``transposed`` and ``reshaped`` (MatMul's transpose_b, GroupConvolution's
+    filter Reshape), which store the int8 initializer in that layout instead of adding a node:
+    onnxruntime fuses DequantizeLinear -> MatMul/Conv into int8 kernels only when adjacent."""
     b = ctx.b
-    shape = tuple(x.shape) if perm is None else tuple(x.shape[p] for p in perm)
-    stored_axis = axis if perm is None or axis is None else perm.index(axis)
+    axes = _varying(scale, zero)
+    if axes and axes[-1] - axes[0] + 1 != len(axes):
+        return None  # a layout that scatters the channels: the caller keeps its own node
 
     def emit() -> str:
-        data = q if perm is None else np.transpose(q, perm)
+        data, target, s, z, vary = q, None, scale, zero, axes
+        if len(axes) > 1:  # neighbouring axes vary: per axis on them flattened, then Reshape back
+            lo, hi = axes[0], axes[-1]
+            flat = (int(np.prod(q.shape[:lo])), int(np.prod(q.shape[lo:hi + 1])), int(np.prod(q.shape[hi + 1:])))
+            data, target = q.reshape(flat), q.shape
+            s, z, vary = np.ascontiguousarray(scale).reshape(flat), np.ascontiguousarray(zero).reshape(flat), [1]
+        axis, s, z = _per_axis_form(s, z, vary)
         stored = b.add_initializer(np.ascontiguousarray(data).astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
-        inputs = [stored, b.const(scale, np.float32, "fq_scale")]
-        if np.any(zero != 0):
-            inputs.append(b.const(zero, np.int8, "fq_zero_point"))
-        return b.DequantizeLinear(*inputs, axis=stored_axis)
+        inputs = [stored, b.const(s, np.float32, "fq_scale")]
+        if np.any(z != 0):
+            inputs.append(b.const(z, np.int8, "fq_zero_point"))
+        out = b.DequantizeLinear(*inputs, axis=axis)
+        return out if target is None else b.Reshape(out, b.const(list(target)))
 
-    out = LazyValue(b, TYPES["f32"], shape, emit)
-    if perm is None and x.etype.name == "f32":
-        out.transposed = lambda p: _dequantized(ctx, layer, q, scale, zero, axis, x, list(p))
+    out = LazyValue(b, TYPES["f32"], tuple(q.shape), emit)
+    if movable:
+        out.transposed = lambda perm: _dequantized(
+            ctx, layer, q.transpose(perm), scale.transpose(perm), zero.transpose(perm), False)
+        out.reshaped = lambda shape: _dequantized(
+            ctx, layer, q.reshape(shape), np.ascontiguousarray(scale).reshape(shape),
+            np.ascontiguousarray(zero).reshape(shape), False)
     return out
 
 

@@ -5,7 +5,8 @@ OpenVINO running the IR; and the file size of a u4 weight-compressed model kept 
 
 Models (NNCF style, built with openvino.opset by ir2onnx/quantized_models.py, f16-compressed
 weights): an INT8 ResNet-style net (stem + 3 residual blocks, 32 channels, 1x3x64x64 input) and
-an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP). Timings are the best of
+an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP); u4 group-wise MatMuls (one
+token) kept packed (onnxruntime: MatMulNBits, accuracy level 0 = exact) vs unpacked. Timings are the best of
 ``--repeat`` rounds after a warm-up; the three runners take turns in each round, so a busy
 moment of the machine does not favour one. Threads: onnxruntime intra_op_num_threads and
 OpenVINO INFERENCE_NUM_THREADS; OpenVINO runs its own INT8 pipeline with f32 for the rest (its
@@ -80,23 +81,32 @@ def latency(tmp: Path, threads: int, repeat: int) -> None:
               f"{t['f'] / t['o']:9.2f} {t['f'] / t['q']:10.2f} {rel(y_q, y_o):9.2e} {rel(y_f, y_o):10.2e}")
 
 
-def sizes(tmp: Path) -> None:
+def sizes(tmp: Path, threads: int = 1, repeat: int = 20) -> None:
     import openvino.opset15 as ops
 
     from ir2onnx.testing import ov_compressed_weight, ov_parameter, ov_save
 
     print(f"\n{'u4 MatMul weights':28} {'.bin KiB':>9} {'packed KiB':>11} {'unpacked KiB':>13} "
-          f"{'packed/bin':>11} {'unpacked/bin':>13}")
+          f"{'packed/bin':>11} {'unpacked/bin':>13} {'packed ms':>10} {'unpacked ms':>12} {'ov ms':>7}")
     for n, k, group in ((1024, 1024, 128), (1024, 1024, 32), (2048, 512, 64)):
         x = ov_parameter([None, k])
         w = ov_compressed_weight((n, k), "u4", group, zero_point="int", scale_dtype=np.float16)
         xml = ov_save(tmp / f"u4_{n}_{group}.xml", ops.matmul(x, w, False, True), [x])
         bin_size = os.path.getsize(xml.with_suffix(".bin"))
-        packed = os.path.getsize(convert_file(xml, tmp / "p.onnx", opset=21))
-        unpacked = os.path.getsize(convert_file(xml, tmp / "u.onnx", opset=17, compressed_weights="unpack"))
+        packed = convert_file(xml, tmp / "p.onnx", opset=21)
+        unpacked = convert_file(xml, tmp / "u.onnx", opset=17, compressed_weights="unpack")
+        feed = np.random.default_rng(0).standard_normal((1, k)).astype(np.float32)
+        runs = {}
+        for key, path in (("p", packed), ("u", unpacked)):
+            sess = runtime.session(path, "cpu", threads=threads)  # MatMulNBits at accuracy level 0
+            runs[key] = (lambda s: lambda: s.run(None, {"x": feed}))(sess)
+        runs["o"] = ov_runner(xml, feed, threads)[0]
+        t = best(runs, repeat)
+        packed, unpacked = os.path.getsize(packed), os.path.getsize(unpacked)
         label = f"{n}x{k} group {group}"
         print(f"{label:28} {bin_size / 1024:9.0f} {packed / 1024:11.0f} {unpacked / 1024:13.0f} "
-              f"{packed / bin_size:11.2f} {unpacked / bin_size:13.2f}")
+              f"{packed / bin_size:11.2f} {unpacked / bin_size:13.2f} {t['p'] * 1e3:10.3f} "
+              f"{t['u'] * 1e3:12.3f} {t['o'] * 1e3:7.3f}")
 
 
 def main(argv=None) -> int:
@@ -111,7 +121,7 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} CPUs, threads={args.threads}, best of {args.repeat}")
     with tempfile.TemporaryDirectory() as tmp:
         latency(Path(tmp), args.threads, args.repeat)
-        sizes(Path(tmp))
+        sizes(Path(tmp), args.threads, args.repeat)
     return 0
 
 

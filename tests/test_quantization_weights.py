@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import openvino.opset15 as ops
 import pytest
 
@@ -135,6 +136,10 @@ def test_u4_group_wise_file_stays_small(tmp_path):
     assert os.path.getsize(unpacked) >= 3 * bin_size
     x = np.random.default_rng(2).standard_normal((4, 1024)).astype(np.float32)
     got = runtime.session(out).run(None, {"x": x})[0]
+    opts = ort.SessionOptions()  # stored transposed for transpose_b: onnxruntime runs MatMulNBits
+    opts.optimized_model_filepath = str(tmp_path / "opt.onnx")
+    ort.InferenceSession(str(out), opts, providers=["CPUExecutionProvider"])
+    assert "MatMulNBits" in _ops(onnx.load(tmp_path / "opt.onnx"))
     want = run_openvino(xml, {"x": x})[0]
     assert np.abs(got - want).max() <= 1e-3 * np.abs(want).max()
 

@@ -40,7 +40,7 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
-from .builder import TensorEntry, Value
+from .builder import LazyValue, TensorEntry, Value
 
 MODES = ("dequantize", "unpack")
 WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2")
@@ -204,20 +204,38 @@ def emit(ctx, m: Match) -> Value:
         scale = full_scale(m.scale).reshape(-1)
         zp = None if m.zero_point is None else full_scale(m.zero_point).reshape(-1)
         out_shape = w
-    name = b.unique(f"{m.chain[0].name}_packed")
-    b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), m.weight))
-    scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
-    if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
-        scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
-    inputs = [name, scale_name]
-    if zp is not None:
-        inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
-    out = b.DequantizeLinear(*inputs, **attrs)
-    target = m.reshape_to or w
-    if tuple(dims) != tuple(target):
-        out = b.Reshape(out, b.const(list(target)))
-        out_shape = target
-    if m.out_type == "f16" and not f16_out:
-        out = b.Cast(out, to=TensorProto.FLOAT16)
+    target = tuple(m.reshape_to or w)
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
-    return Value(b, TYPES[m.out_type], tuple(out_shape), name=out)
+
+    def emit_dq(data, dims, scale, zp, attrs, target=target) -> str:
+        name = b.unique(f"{m.chain[0].name}_packed")
+        b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), data))
+        scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
+        if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
+            scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
+        inputs = [name, scale_name]
+        if zp is not None:
+            inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
+        out = b.DequantizeLinear(*inputs, **attrs)
+        if tuple(dims) != target:
+            out = b.Reshape(out, b.const(list(target)))
+        if m.out_type == "f16" and not f16_out:
+            out = b.Cast(out, to=TensorProto.FLOAT16)
+        return out
+
+    out = LazyValue(b, TYPES[m.out_type], target, lambda: emit_dq(m.weight, dims, scale, zp, attrs))
+    if len(dims) == 2 and tuple(dims) == target and m.out_type == "f32":
+        # MatMul(transpose_b): store the weights transposed, so that DequantizeLinear feeds the
+        # MatMul directly (onnxruntime then runs MatMulNBits, ~30x faster than dequantizing the
+        # weights on every run); the values are unpacked and packed again at convert time
+        def transposed(perm):
+            moved = dict(attrs)
+            if "axis" in moved:
+                moved["axis"] = 1 - moved["axis"]
+            data = np.ascontiguousarray(m.weight.array().reshape(dims).T)
+            zt = None if zp is None else np.asarray(zp).T
+            return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
+                data, data.shape, np.asarray(scale).T, zt, moved, target[::-1]))
+
+        out.transposed = transposed
+    return out

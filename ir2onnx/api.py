@@ -20,7 +20,8 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
-            opset: int = DEFAULT_OPSET, verify: bool = True) -> onnx.ModelProto:
+            opset: int = DEFAULT_OPSET, verify: bool = True, quantized: str = "exact",
+            compressed_weights: str = "dequantize") -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
@@ -28,8 +29,15 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
+
+    ``quantized``: FakeQuantize layers as exact float emulation (``"exact"``, the default) or,
+    where they are 8-bit affine quantizations, as QuantizeLinear -> DequantizeLinear (``"qdq"``;
+    ``"qdq-symmetric"``: int8 with zero point 0 only). ``compressed_weights``: OpenVINO's
+    integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
+    default) or unpacked to floats (``"unpack"``).
     """
-    conv = convert_graph(_graph(model, weights), opset)
+    conv = convert_graph(_graph(model, weights), opset, quantized=quantized,
+                         compressed_weights=compressed_weights)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, opset)
@@ -38,17 +46,21 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int = DEFAULT_OPSET,
-                 external_data: bool | None = None, verify: bool = True) -> Path:
+                 external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
+                 compressed_weights: str = "dequantize", summary: list | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB.
+    only for models over 2 GiB. ``quantized`` and ``compressed_weights`` as in :func:`convert`;
+    the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     """
     graph = _graph(model, weights)
     if output is None:
         output = Path(graph.xml_path).with_suffix(".onnx")
-    conv = convert_graph(graph, opset)
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    if summary is not None:
+        summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, opset)) if verify else None
     return save(conv, output, external_data=external_data, verify=check)

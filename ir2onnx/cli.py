@@ -32,6 +32,13 @@ def _add_convert(sub) -> None:
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml)")
     p.add_argument("--opset", type=int, default=None, help="ONNX opset of the output (default 17)")
+    p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default="exact",
+                   help="FakeQuantize: exact float emulation (default), or QuantizeLinear -> "
+                        "DequantizeLinear where it is an 8-bit affine quantization (qdq; "
+                        "qdq-symmetric: int8 with zero point 0 only, as TensorRT takes)")
+    p.add_argument("--compressed-weights", choices=["dequantize", "unpack"], default="dequantize",
+                   help="integer-compressed weights (u8/i8/u4/i4 Const -> Convert -> Subtract -> "
+                        "Multiply): kept packed behind a DequantizeLinear (default) or unpacked")
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
     p.add_argument("--no-verify", action="store_true",
@@ -108,8 +115,12 @@ def cmd_convert(args) -> int:
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
     graph = load_ir(args.model, args.weights)
+    summary: list[str] = []
     convert_file(graph, out, opset=_opset(args), external_data=True if args.external_data else None,
-                 verify=not args.no_verify)
+                 verify=not args.no_verify, quantized=args.quantized,
+                 compressed_weights=args.compressed_weights, summary=summary)
+    for line in summary:
+        print(f"ir2onnx: {line}", file=sys.stderr)
     print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     state = variables(graph)
     if state:

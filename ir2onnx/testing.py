@@ -135,12 +135,14 @@ class IRWriter:
 
 
 def run_openvino(xml_path: str | os.PathLike, feeds: dict[str, np.ndarray] | list[np.ndarray]) -> list[np.ndarray]:
-    """Run an IR on OpenVINO's CPU plugin (inference precision f32, so results are exact)."""
+    """Run an IR on OpenVINO's CPU plugin (inference precision f32 and no dynamic quantization of
+    activations, so results are exact)."""
     import openvino as ov
 
     core = ov.Core()
     model = core.read_model(str(xml_path))
-    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32",
+                                                 "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"})
     if isinstance(feeds, dict):
         feeds = [feeds[p.get_any_name()] if p.get_names() else None for p in model.inputs]
     result = compiled(list(feeds))
@@ -216,3 +218,40 @@ def ov_save(path: str | os.PathLike, outputs, params, *, compress_to_fp16: bool 
     model = ov.Model([ops.result(o) for o in outputs], list(params), path.stem)
     ov.save_model(model, str(path), compress_to_fp16=compress_to_fp16)
     return path
+
+
+def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, zero_point="int",
+                         scale_dtype=np.float16, to_f32: bool = True, seed: int = 0):
+    """An OpenVINO weight-compression chain as NNCF writes it, returning its output node:
+    Const(etype) -> Convert -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert f32]
+    (``etype`` u8/i8/u4/i4, or f8e4m3/f8e5m2 with ``zero_point=None``).
+
+    ``shape`` is the weight's ``[N, K, ...]``; ``group`` splits axis 1 into ``[K/group, group]``
+    groups with one scale each (then a Reshape back), else the scale is per output channel
+    ``[N, 1, ...]``. ``zero_point``: "int" (a Const of ``etype`` -> Convert), "float" (a float
+    Const holding integers), "scalar" (one integer Const), or None."""
+    import openvino as ov
+    import openvino.opset15 as ops
+
+    rng = np.random.default_rng(seed)
+    lo, hi = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}.get(etype, (-8, 7))
+    n, k, rest = shape[0], shape[1], tuple(shape[2:])
+    wshape = (n, k // group, group, *rest) if group else tuple(shape)
+    sshape = (n, k // group, 1, *(1 for _ in rest)) if group else (n, *(1 for _ in shape[1:]))
+    store = np.int8 if etype[0] == "i" else np.uint8
+    ov_type = getattr(ov.Type, etype)
+    values = rng.integers(lo, hi + 1, wshape).astype(store) if etype[0] in "iu" \
+        else (rng.standard_normal(wshape) * 4).astype(np.float32)  # f8e4m3 / f8e5m2: rounded by OpenVINO
+    w = ops.convert(ops.constant(values, dtype=ov_type), scale_dtype)
+    zp = rng.integers(lo, hi + 1, sshape)
+    if zero_point == "int":
+        w = ops.subtract(w, ops.convert(ops.constant(zp.astype(store), dtype=ov_type), scale_dtype))
+    elif zero_point == "float":
+        w = ops.subtract(w, ops.constant(zp.astype(scale_dtype)))
+    elif zero_point == "scalar":
+        w = ops.subtract(w, ops.convert(ops.constant(np.array(zp.flat[0], store), dtype=ov_type), scale_dtype))
+    scale = (rng.random(sshape) * 0.02 + 0.002).astype(scale_dtype)
+    w = ops.multiply(w, ops.constant(scale))
+    if group:
+        w = ops.reshape(w, ops.constant(np.array(shape, np.int64)), False)
+    return ops.convert(w, np.float32) if to_f32 and scale_dtype != np.float32 else w

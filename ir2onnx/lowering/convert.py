@@ -12,7 +12,7 @@ from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLa
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
-from . import declared
+from . import declared, decompression
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -37,6 +37,11 @@ class Context:
     state_inputs: dict = field(default_factory=dict)  # variable_id -> Value of the state input
     state_outputs: dict = field(default_factory=dict)  # variable_id -> ValueInfo of `<id>.new`
     top: Graph | None = None  # the model's graph (``graph`` is a body's while lowering one)
+    quantized: str = "exact"  # FakeQuantize: "exact" float emulation, "qdq", "qdq-symmetric"
+    stats: dict = field(default_factory=dict)  # counters for the summary (see Converted.summary)
+    compressed_weights: str = "dequantize"  # "dequantize" (packed) or "unpack"
+    packed: dict = field(default_factory=dict)  # last layer id of a decompression chain -> its plan
+    inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         if self.opset < opset:
@@ -61,6 +66,7 @@ class Converted:
     model: onnx.ModelProto  # initializers absent; `tensors` lists them
     tensors: list[TensorEntry]
     node_layers: dict[str, Layer] = field(default_factory=dict)  # ONNX node name -> its IR layer
+    summary: list[str] = field(default_factory=list)  # one line per INT8 / compressed-weight form
 
     @property
     def weight_bytes(self) -> int:
@@ -99,16 +105,32 @@ def check_supported(graph: Graph) -> None:
         raise UnsupportedLayers(missing)
 
 
-def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
-    """Lower ``graph`` into an ONNX model of the given default-domain opset."""
+QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
+
+
+def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET, *, quantized: str = "exact",
+                  compressed_weights: str = "dequantize") -> Converted:
+    """Lower ``graph`` into an ONNX model of the given default-domain opset.
+
+    ``quantized``: FakeQuantize as exact float emulation (``"exact"``), or as QuantizeLinear ->
+    DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
+    int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
+    graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
+    (``"unpack"``)."""
     if not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
+    if quantized not in QUANTIZED_MODES:
+        raise Ir2OnnxError(f"quantized='{quantized}': choose one of {', '.join(QUANTIZED_MODES)}")
+    if compressed_weights not in decompression.MODES:
+        raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
+                           f"{', '.join(decompression.MODES)}")
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
     _warn_if_ort_cannot_load(opset)
     b = Builder(opset)
-    ctx = Context(b, graph, opset, top=graph)
+    ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights)
+    ctx.packed, ctx.inside = _decompression(graph, compressed_weights)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
     for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value
@@ -128,7 +150,11 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(_all_layers(graph)))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, b.tensors, node_layers)
+    return Converted(model, b.tensors, node_layers, _summary(ctx.stats))
+
+
+def _decompression(graph: Graph, mode: str):
+    return decompression.find(graph) if mode == "dequantize" else ({}, set())
 
 
 def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
@@ -146,7 +172,9 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
     b.nodes = []
     try:
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
-                      state_outputs=ctx.state_outputs, top=ctx.top)
+                      state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
+                      stats=ctx.stats, compressed_weights=ctx.compressed_weights)
+        sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)
         infos, outs = [], []
@@ -173,13 +201,19 @@ def _walk(ctx: Context, graph: Graph, values: dict, body: bool = False) -> None:
     for layer in graph.order:
         if body and layer.type in ("Parameter", "Result"):
             continue
+        if layer.id in ctx.inside:  # a step of a decompression chain that its last layer replaces
+            values[(layer.id, 0)] = _replaced(b, layer)
+            continue
         inputs = [values[(s.layer, s.output)] for s in (*layer.sources, *extra_sources(graph, layer))]
         if any(v is None for v in inputs):  # downstream of a layer that already failed
             values.update({(layer.id, i): None for i in range(len(layer.outputs))})
             continue
         b.layer_name = layer.name
         try:
-            outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
+            if layer.id in ctx.packed:
+                outs = [decompression.emit(ctx, ctx.packed[layer.id])]
+            else:
+                outs = lowering_for(layer.type, layer.version)(ctx, layer, inputs)
         except InvalidLayer as e:  # e.layer may be an input's producer (a Const ONNX cannot hold)
             if all(e.layer is not f.layer or e.reason != f.reason for f in errors):
                 errors.append(e)
@@ -191,6 +225,26 @@ def _walk(ctx: Context, graph: Graph, values: dict, body: bool = False) -> None:
         raise errors[0]
     if errors:
         raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
+
+
+def _summary(stats: dict) -> list[str]:
+    lines = []
+    if "compressed_weights" in stats:
+        lines.append(f"{stats['compressed_weights']} compressed weight(s) kept packed (DequantizeLinear)")
+    if "fq_total" in stats:
+        lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
+                     f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "
+                     f"the others stay exact float emulation")
+    if stats.get("fq_not_symmetric"):
+        lines.append(f"{stats['fq_not_symmetric']} FakeQuantize layer(s) could not be made symmetric "
+                     f"(int8, zero point 0) exactly")
+    return lines
+
+
+def _replaced(b: Builder, layer: Layer) -> Value:
+    port = layer.outputs[0]
+    return Value(b, port.etype, port.shape, unrepresentable=RuntimeError(
+        f"internal: {layer} was folded into a DequantizeLinear but is read"))
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:

@@ -9,7 +9,10 @@ stride is 1 (total ``(K-1)*d``); otherwise the layer is refused.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import LazyValue
 from ..ir.graph import is_static
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
@@ -76,10 +79,43 @@ def _lower(ctx, layer, inputs, grouped: bool):
                                       f"than the dilated kernel ({span})")
     weights = w
     if grouped:
-        weights = ctx.b.Reshape(w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
-    y = ctx.b.Conv(x, weights, kernel_shape=kernel, strides=strides, dilations=dilations,
-                   pads=pads, group=groups if grouped else None)
-    return [y]
+        moved = w.reshaped((c_out, c_in_g, *kernel)) if w.reshaped is not None else None
+        weights = moved if moved is not None else ctx.b.Reshape(
+            w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
+    attrs = dict(kernel_shape=kernel, strides=strides, dilations=dilations, pads=pads,
+                 group=groups if grouped else None)
+    if ctx.quantized == "exact" or len(ctx.graph.consumers().get((layer.id, 0), [])) != 1:
+        return [ctx.b.Conv(x, weights, **attrs)]
+    return [_with_bias_slot(ctx, layer, x, weights, attrs, c_out, rank + 2)]
+
+
+def _with_bias_slot(ctx, layer, x, weights, attrs, c_out: int, out_rank: int):
+    """The Conv as a LazyValue that takes a following per-channel constant Add as its bias (the
+    ``--quantized qdq`` form: onnxruntime fuses DequantizeLinear -> Conv(bias) -> [Relu] ->
+    QuantizeLinear into QLinearConv only without an Add in between; Conv adds B to each output
+    element in the same f32 rounding as the Add)."""
+    etype = x.etype
+
+    def make(bias):
+        def emit() -> str:
+            b = None if bias is None else ctx.b.add_initializer(bias, etype, f"{layer.name}/bias")
+            return ctx.b.Conv(x, weights, *([b] if b else []), **attrs)
+
+        out = LazyValue(ctx.b, etype, layer.outputs[0].shape, emit)
+        if bias is None:
+            out.absorb_add = lambda other: _absorb(other, etype, c_out, out_rank, make)
+        return out
+
+    return make(None)
+
+
+def _absorb(other, etype, c_out: int, out_rank: int, make):
+    if not other.is_const or other.etype != etype or other.shape is None or len(other.shape) > out_rank:
+        return None
+    full = (1,) * (out_rank - len(other.shape)) + tuple(other.shape)
+    if any(d != 1 for i, d in enumerate(full) if i != 1) or full[1] not in (1, c_out):
+        return None
+    return make(np.broadcast_to(np.asarray(other.value()).reshape(-1), (c_out,)).astype(etype.numpy))
 
 
 @lowers("Convolution", "opset1")

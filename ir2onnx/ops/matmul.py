@@ -32,6 +32,10 @@ def _swap_last_two(ctx, layer, v, flag: str):
         return v, v.shape
     perm = list(range(v.rank - 2)) + [v.rank - 1, v.rank - 2]
     shape = tuple(v.shape[p] for p in perm)
+    if v.transposed is not None:  # e.g. an int8 weight behind a DequantizeLinear, stored transposed
+        moved = v.transposed(perm)
+        if moved is not None:
+            return moved, shape
     if v.is_const and v.shape is not None and int(np.prod(v.shape)) <= FOLD_ELEMENTS:
         return ctx.b.const_value(np.ascontiguousarray(np.transpose(v.value(), perm)), hint=f"{layer.name}/{flag}"), shape
     return ctx.b.Transpose(v, perm=perm), shape

@@ -38,6 +38,7 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import foldable
 from ..lowering.registry import lowers
+from . import quantization_qdq as qdq
 
 _FLOATS = ("f32", "f16", "bf16", "f64")
 _F32, _F64 = TensorProto.FLOAT, TensorProto.DOUBLE
@@ -94,6 +95,14 @@ def kernel_fold(x: np.ndarray, params) -> np.ndarray:
         return (q.astype(np.float64) * osc + osh).astype(np.float32)
 
 
+def kernel_level(x: np.ndarray, params) -> np.ndarray:
+    """The constant-range kernel's quantization level ``q`` (0 .. levels-1) of each element."""
+    ch, cl, isc, ish = (p.astype(np.float64) for p in params[:4])
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = np.maximum(np.minimum(x.astype(np.float32).astype(np.float64), ch), cl)
+        return np.rint((y * isc + ish).astype(np.float32)).astype(np.int64)
+
+
 def _to_f32(ctx, v):
     return v if v.etype.name == "f32" else ctx.b.Cast(v, to=_F32)
 
@@ -131,13 +140,24 @@ def fake_quantize(ctx, layer, inputs):
     Cast, Min, Max, Mul, Add, Cast, Round, Cast, Mul, Sub, Cast (scales folded at convert time);
     run-time ranges: Sub, Div, Mul, Round, Div, Mul, Add, LessOrEqual, GreaterOrEqual, Greater,
     Not, And, Or, Where.
-    Folded entirely when X is a small constant too."""
+    Folded entirely when X is a small constant too. With ``--quantized qdq``: QuantizeLinear,
+    DequantizeLinear where it is an 8-bit affine quantization (see :mod:`.quantization_qdq`)."""
     levels = _check(layer, inputs)
     x, ranges = inputs[0], inputs[1:]
     etype = x.etype
     out_type = ctx.onnx_type(layer, etype)
     degenerate = all(r.is_const for r in ranges) and bool(np.any(
         np.asarray(ranges[0].value(), np.float64) >= np.asarray(ranges[1].value(), np.float64)))
+    if ctx.quantized != "exact":
+        ctx.stats["fq_total"] = ctx.stats.get("fq_total", 0) + 1
+        if all(r.is_const for r in ranges) and not degenerate:
+            values = [r.value() for r in ranges]
+            out = qdq.weights(ctx, layer, x, values, levels, kernel_params, kernel_level)
+            if out is None and not x.is_const:
+                out = qdq.activations(ctx, layer, x, values, levels, kernel_params)
+            if out is not None:
+                ctx.stats["fq_qdq"] = ctx.stats.get("fq_qdq", 0) + 1
+                return [out if etype.name == "f32" else ctx.b.Cast(out, to=out_type)]
     if all(r.is_const for r in ranges) and not degenerate:
         params = kernel_params(*(r.value() for r in ranges), levels)
         if foldable(x):

@@ -1,0 +1,241 @@
+"""OpenVINO's compressed weights kept packed: the decompression chain becomes one DequantizeLinear.
+
+OpenVINO's weight-compression exports (NNCF ``compress_weights``, optimum-intel LLM exports)
+store weights as integers and decompress them in the graph::
+
+    Const(u8/i8/u4/i4) -> Convert(F) -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert(f32)]
+
+The zero point is a Const of the weight's type -> Convert(F), or a float Const holding integers;
+the scale a float Const (or Const -> Convert(F)). :func:`find` matches the chain before lowering
+and the converter replaces its last layer by :func:`emit`: a DequantizeLinear whose ``x`` is the
+.bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low nibble first), so
+the ONNX file is about as small as the IR.
+
+Forms (all exact):
+
+* scale per tensor, or varying along one axis: DequantizeLinear per tensor / per axis (opset 13);
+* scale varying along several neighbouring axes (group-wise ``[N, G, 1]`` on ``[N, G, gs]``):
+  at opset >= 21, when the chain ends in the Reshape that merges the group axes (the usual
+  ``[N, G*gs]``), blocked DequantizeLinear (``axis``, ``block_size=gs``) that replaces the
+  Reshape; otherwise per axis on the flattened groups, then Reshape;
+* u4/i4 weights need opset 21 (the ONNX types), f8e4m3/f8e5m2 (scale only, no zero point)
+  opset 19, asked for through ``ctx.require_opset``.
+
+Arithmetic: ``(w - zp)`` is an integer of at most 9 bits (an f8 value: at most 4 significant
+bits) and a scale has at most 24 significant bits, so DequantizeLinear's f32 product is exact. OpenVINO's CPU plugin decompresses f16-scaled
+weights in f32 without rounding the product to f16 (measured, 2026.4: the MatMul output matches
+an f64 reference within 5e-7 and the f16-rounded weights only within 3e-4); so a chain with f16
+scales that ends in Convert(f32) becomes an f32 DequantizeLinear (scale widened exactly by a Cast) whose
+output replaces the Convert: bit-exact to OpenVINO, and to the IR's f16 arithmetic within one f16
+rounding of each weight (README: Where OpenVINO's runtime differs). Without the Convert the
+output stays f16 as the IR computes it: f16 DequantizeLinear (opset 19), or f32 then Cast, which
+rounds the exact product once, as the f16 Multiply does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from onnx import TensorProto
+
+from ..ir.element_types import TYPES
+from ..ir.graph import ConstData, Graph, Layer
+from .builder import LazyValue, TensorEntry, Value
+
+MODES = ("dequantize", "unpack")
+WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2")
+_FLOAT8 = ("f8e4m3", "f8e5m2")  # DequantizeLinear-19 x types; no zero point
+_SCALE_TYPES = ("f16", "f32")
+_RANGE = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}
+
+
+@dataclass
+class Match:
+    """One decompression chain: its layers (the last one, ``root``, is replaced) and constants."""
+
+    root: Layer
+    chain: list[Layer]  # weight Const .. root, each consumed only by the next
+    weight: ConstData
+    zero_point: np.ndarray | None  # integers, broadcast to the weight's rank
+    scale: np.ndarray  # broadcast to the weight's rank
+    scale_type: str  # "f16" / "f32"
+    out_type: str  # the root's element type
+    reshape_to: tuple[int, ...] | None  # the root Reshape's output shape, if the chain has one
+
+
+def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
+    users = consumers.get((layer.id, 0), [])
+    return users[0] if len(users) == 1 and len(layer.outputs) == 1 else None
+
+
+def _const_value(graph: Graph, layer: Layer, depth: int = 0) -> np.ndarray | None:
+    """Values of a Const, or of a Convert of a Const (one level), else None."""
+    if layer.type == "Const" and layer.const is not None:
+        return layer.const.array()
+    if layer.type == "Convert" and depth == 0 and layer.attrs["destination_type"].numpy is not None:
+        src, _ = graph.producer(layer, 0)
+        value = _const_value(graph, src, 1)
+        if value is not None:
+            return value.astype(layer.attrs["destination_type"].numpy)
+    return None
+
+
+def _static(shape) -> bool:
+    return shape is not None and all(d is not None for d in shape)
+
+
+def find(graph: Graph) -> tuple[dict[str, Match], set[str]]:
+    """The decompression chains of ``graph``: root layer id -> Match, and the ids of the layers
+    that the roots replace (skipped by the converter)."""
+    consumers = graph.consumers()
+    roots: dict[str, Match] = {}
+    for layer in graph.order:
+        if layer.type == "Const" and layer.const is not None and layer.const.etype.name in WEIGHT_TYPES:
+            match = _match(graph, consumers, layer)
+            if match is not None:
+                roots[match.root.id] = match
+    skip = {l.id for m in roots.values() for l in m.chain if l is not m.root}
+    return roots, skip
+
+
+def _match(graph, consumers, const: Layer) -> Match | None:
+    wtype = const.const.etype.name
+    wshape = tuple(const.const.shape)
+    chain = [const]
+    step = _only_consumer(consumers, const)
+    if step is None or step[0].type != "Convert":
+        return None
+    convert = step[0]
+    ftype = convert.attrs["destination_type"].name
+    if ftype not in _SCALE_TYPES:
+        return None
+    chain.append(convert)
+    step = _only_consumer(consumers, convert)
+    zero_point = None
+    if step is not None and step[0].type == "Subtract" and step[1] == 0:
+        if wtype in _FLOAT8:
+            return None
+        sub = step[0]
+        zp = _const_value(graph, graph.producer(sub, 1)[0])
+        lo, hi = _RANGE[wtype]
+        if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
+                or np.any(zp < lo) or np.any(zp > hi):
+            return None
+        zero_point = np.asarray(zp).astype(np.int64)
+        chain.append(sub)
+        step = _only_consumer(consumers, sub)
+    if step is None or step[0].type != "Multiply":
+        return None
+    mul = step[0]
+    scale = _const_value(graph, graph.producer(mul, 1 - step[1])[0])
+    if scale is None or scale.dtype != TYPES[ftype].numpy or not np.all(np.isfinite(scale)):
+        return None
+    chain.append(mul)
+    for arr in (scale, zero_point):  # both broadcast onto the weight without growing it
+        if arr is not None and (arr.ndim > len(wshape) or np.broadcast_shapes(arr.shape, wshape) != wshape):
+            return None
+    if any(l.attrs.get("auto_broadcast", "numpy") != "numpy" for l in chain[2:]):
+        return None
+    pad = lambda a: None if a is None else a.reshape((1,) * (len(wshape) - a.ndim) + a.shape)  # noqa: E731
+    out_type, reshape_to = ftype, None
+    step = _only_consumer(consumers, mul)
+    if step is not None and step[0].type == "Reshape" and step[1] == 0 and _static(step[0].outputs[0].shape):
+        reshape_to = tuple(step[0].outputs[0].shape)
+        chain.append(step[0])
+        step = _only_consumer(consumers, step[0])
+    if step is not None and step[0].type == "Convert" and ftype == "f16" \
+            and step[0].attrs["destination_type"].name == "f32":
+        chain.append(step[0])
+        out_type = "f32"
+    return Match(chain[-1], chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to)
+
+
+def _varying_axes(m: Match) -> list[int]:
+    axes = {i for a in (m.scale, m.zero_point) if a is not None for i, d in enumerate(a.shape) if d != 1}
+    return sorted(axes)
+
+
+def _blocked_axis(m: Match, lo: int, hi: int) -> int | None:
+    """The axis of a blocked DequantizeLinear that replaces the root Reshape: the groups ``lo..hi``
+    vary, axis ``hi+1`` is the group itself, and the Reshape merges axes ``hi`` and ``hi+1``."""
+    w = m.weight.shape
+    if m.reshape_to is None or hi < 0 or hi + 1 >= len(w):
+        return None
+    merged = tuple(w[:hi]) + (w[hi] * w[hi + 1],) + tuple(w[hi + 2:])
+    return hi if merged == m.reshape_to else None
+
+
+def emit(ctx, m: Match) -> Value:
+    """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
+    b, layer = ctx.b, m.root
+    wtype = m.weight.etype
+    if wtype.name in _FLOAT8:
+        ctx.require_opset(layer, 19, f"{wtype.name} weights kept as they are (DequantizeLinear; "
+                                     "--compressed-weights unpack unpacks them)")
+    if wtype.bits == 4:
+        ctx.require_opset(layer, 21, f"{wtype.name} weights kept packed (DequantizeLinear; "
+                                     "--compressed-weights unpack unpacks them)")
+    ctx.onnx_type(layer, wtype)
+    w = tuple(m.weight.shape)
+    axes = _varying_axes(m)
+    lo, hi = (axes[0], axes[-1]) if axes else (0, -1)
+    blocked = _blocked_axis(m, lo, hi) if ctx.opset >= 21 else None
+    f16_out = m.out_type == "f16" and ctx.opset >= 19
+    scale_np = np.float16 if f16_out else np.float32
+    full_scale = lambda a: np.broadcast_to(a, (1,) * lo + w[lo:hi + 1] + (1,) * (len(w) - hi - 1))  # noqa: E731
+    attrs = {}
+    if blocked is not None:
+        ctx.require_opset(layer, 21, "blocked DequantizeLinear (group-wise compressed weights)")
+        dims = m.reshape_to
+        keep = lambda a: np.broadcast_to(a, w[:hi + 1] + (1,) + w[hi + 2:]).reshape(  # noqa: E731
+            w[:hi + 1] + w[hi + 2:])
+        scale = keep(m.scale)
+        zp = None if m.zero_point is None else keep(m.zero_point)
+        attrs = dict(axis=blocked, block_size=w[hi + 1])
+        out_shape = m.reshape_to
+    elif not axes:  # per tensor
+        dims, scale = w, m.scale.reshape(())
+        zp = None if m.zero_point is None else m.zero_point.reshape(())
+        out_shape = w
+    else:
+        pre, mid = int(np.prod(w[:lo], dtype=np.int64)), int(np.prod(w[lo:hi + 1], dtype=np.int64))
+        dims = w if lo == hi else (pre, mid, int(np.prod(w[hi + 1:], dtype=np.int64)))
+        attrs = dict(axis=lo if lo == hi else 1)
+        scale = full_scale(m.scale).reshape(-1)
+        zp = None if m.zero_point is None else full_scale(m.zero_point).reshape(-1)
+        out_shape = w
+    target = tuple(m.reshape_to or w)
+    ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
+
+    def emit_dq(data, dims, scale, zp, attrs, target=target) -> str:
+        name = b.unique(f"{m.chain[0].name}_packed")
+        b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), data))
+        scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
+        if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
+            scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
+        inputs = [name, scale_name]
+        if zp is not None:
+            inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
+        out = b.DequantizeLinear(*inputs, **attrs)
+        if tuple(dims) != target:
+            out = b.Reshape(out, b.const(list(target)))
+        if m.out_type == "f16" and not f16_out:
+            out = b.Cast(out, to=TensorProto.FLOAT16)
+        return out
+
+    out = LazyValue(b, TYPES[m.out_type], target, lambda: emit_dq(m.weight, dims, scale, zp, attrs))
+    if len(dims) == 2 and tuple(dims) == target and m.out_type == "f32":
+        # MatMul(transpose_b): store the weights transposed, so that DequantizeLinear feeds the
+        # MatMul directly (onnxruntime then runs MatMulNBits, ~30x faster than dequantizing the
+        # weights on every run); the values are unpacked and packed again at convert time
+        def transposed(perm):
+            moved = dict(attrs)
+            if "axis" in moved:
+                moved["axis"] = 1 - moved["axis"]
+            data = np.ascontiguousarray(m.weight.array().reshape(dims).T)
+            zt = None if zp is None else np.asarray(zp).T
+            return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
+                data, data.shape, np.asarray(scale).T, zt, moved, target[::-1]))
+
+        out.transposed = transposed
+    return out

@@ -107,3 +107,13 @@ def test_sample_head_other_thresholds(tmp_path, attrs):
 def test_ir2onnx_check_passes():
     assert_check(XML, inputs={"img": np.load(FOLDER / "img.npy")})
     assert_check(XML, seed=3)  # generated normal input, batch 1
+
+
+def test_readme_shows_this_sample():
+    """The README's Open Model Zoo section runs the sample's files with the shapes they have."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "$ ir2onnx convert samples/ssd/ssd.xml -o ssd.onnx" in text
+    assert "$ ir2onnx check samples/ssd/ssd.xml --input img=samples/ssd/img.npy" in text
+    assert "img        [2,3,64,64] float32  given" in text and "shape [1,1,400,7]  float32" in text
+    assert np.load(FOLDER / "img.npy").shape == (2, 3, 64, 64)
+    assert np.load(FOLDER / "detections.npy").shape == (1, 1, 400, 7)

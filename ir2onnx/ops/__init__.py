@@ -46,3 +46,4 @@ from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
 from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2
 from . import ctc  # noqa: F401  CTCGreedyDecoder, CTCGreedyDecoderSeqLen-6
 from . import detection_output  # noqa: F401  DetectionOutput-1/-8
+from . import proposal  # noqa: F401  Proposal-1/-4

@@ -41,6 +41,7 @@ from . import prior_box
 from . import region_yolo
 from . import ctc
 from . import detection_output
+from . import proposal
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -48,7 +49,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             slicing, activations, unary, softmax, pooling, comparison, logical, normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression,
-            prior_box, region_yolo, ctc, detection_output)
+            prior_box, region_yolo, ctc, detection_output, proposal)
 
 
 def all_cases() -> list[Case]:

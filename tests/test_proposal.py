@@ -192,3 +192,24 @@ def test_refusals(tmp_path):
     (tmp_path / "m.bin").write_bytes((tmp_path / "p.bin").read_bytes())
     with pytest.raises(Ir2OnnxError, match="mxnet"):
         convert(tmp_path / "m.xml")
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_iou_at_threshold(tmp_path, below):
+    """Eight Caffe boxes [8i, 0, 8i + 16, 16] (zero deltas, one 16x16 anchor, stride 8): neighbours
+    overlap with IoU 9 * 17 / (2 * 17 * 17 - 9 * 17) = 0.36 exactly in f32. nms_thresh 0.36 keeps
+    all (strictly above suppresses); one ulp below it every second box goes."""
+    thr = np.float32(153) / np.float32(425)
+    if below:
+        thr = np.nextafter(thr, np.float32(0))
+    cls, deltas = ov_parameter([1, 2, 1, 8], name="cls"), ov_parameter([1, 4, 1, 8], name="deltas")
+    im = ov_parameter([3], name="im_info")
+    attrs = dict(BASE, ratio=[1.0], scale=[1.0], feat_stride=U(8), min_size=U(1), pre_nms_topn=U(8),
+                 post_nms_topn=U(8), nms_thresh=float(thr), clip_before_nms=False)
+    node = o4.proposal(cls, deltas, im, attrs)
+    xml = ov_save(tmp_path / "t.xml", list(node.outputs()), [cls, deltas, im])
+    scores = np.concatenate([np.zeros(8), np.linspace(0.9, 0.2, 8)]).reshape(1, 2, 1, 8).astype(np.float32)
+    feeds = {"cls": scores, "deltas": np.zeros((1, 4, 1, 8), np.float32), "im_info": np.array([100, 100, 1], np.float32)}
+    rois, _ = _compare(xml, feeds, 8)
+    expect = [0, 16, 32, 48] if below else [8 * i for i in range(8)]
+    assert rois[:len(expect), 1].tolist() == expect and rois[:len(expect), 3].tolist() == [x + 16 for x in expect]

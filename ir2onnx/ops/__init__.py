@@ -58,3 +58,4 @@ from . import ctc  # noqa: F401  CTCGreedyDecoder, CTCGreedyDecoderSeqLen-6
 from . import detection_output  # noqa: F401  DetectionOutput-1/-8
 from . import control_flow  # noqa: F401  If-8, Loop-5, TensorIterator-1
 from . import state  # noqa: F401  ReadValue-3/-6, Assign-3/-6
+from . import proposal  # noqa: F401  Proposal-1/-4

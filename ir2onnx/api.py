@@ -8,7 +8,7 @@ import onnx
 
 from .ir.graph import Graph
 from .ir.reader import load_ir
-from .lowering.convert import DEFAULT_OPSET, Converted, convert_graph
+from .lowering.convert import Converted, convert_graph
 from .writer import save
 
 __all__ = ["load_ir", "convert", "convert_file", "convert_graph", "Converted"]
@@ -19,9 +19,11 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
-            opset: int = DEFAULT_OPSET) -> onnx.ModelProto:
+            opset: int | None = None) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
+    ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
+    ``opset_import`` says which); a given opset is forced, and layers that need more are refused.
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. For models of hundreds of MiB prefer :func:`convert_file`, which never
     holds the weights in memory.
@@ -30,7 +32,7 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
 
 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
-                 weights: str | os.PathLike | None = None, *, opset: int = DEFAULT_OPSET,
+                 weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 

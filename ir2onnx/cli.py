@@ -30,7 +30,7 @@ def _add_convert(sub) -> None:
     p.add_argument("model", help="the IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml)")
-    p.add_argument("--opset", type=int, default=None, help="ONNX opset of the output (default 17)")
+    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, at most what onnxruntime loads)")
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
     p.set_defaults(func=cmd_convert)
@@ -86,20 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _opset(args) -> int:
-    from .lowering.convert import DEFAULT_OPSET
-
-    return DEFAULT_OPSET if args.opset is None else args.opset
-
-
 def cmd_convert(args) -> int:
-    from .api import convert_file
+    from .api import load_ir
+    from .lowering.convert import convert_graph
+    from .writer import save
 
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
-    convert_file(args.model, out, args.weights, opset=_opset(args),
-                 external_data=True if args.external_data else None)
-    print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    converted = convert_graph(load_ir(args.model, args.weights), args.opset)
+    save(converted, out, external_data=True if args.external_data else None)
+    how = "forced by --opset" if args.opset is not None else "the lowest >= 17 every layer needs"
+    print(f"wrote {out} (ONNX opset {converted.opset}, {how}) in {time.perf_counter() - start:.2f} s",
+          file=sys.stderr)
     return 0
 
 

@@ -154,9 +154,7 @@ def run_onnx(xml_path: str | os.PathLike, feeds: dict[str, np.ndarray] | list[np
 
     from . import runtime
     from .api import convert
-    from .lowering.convert import DEFAULT_OPSET
-
-    model = convert(xml_path, opset=opset or DEFAULT_OPSET)
+    model = convert(xml_path, opset=opset)
     onnx.checker.check_model(model, full_check=True)
     sess = runtime.session(model.SerializeToString(), provider)
     if not isinstance(feeds, dict):

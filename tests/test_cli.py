@@ -86,3 +86,11 @@ def test_console_script_and_version(tmp_path):
 def test_no_command_is_a_usage_error():
     p = _cli()
     assert p.returncode == 2 and "usage:" in p.stderr
+
+
+def test_convert_prints_the_opset_chosen_and_forced(tmp_path):
+    xml = convert_model(tmp_path / "m.xml")
+    p = _cli("convert", xml)
+    assert p.returncode == 0 and "ONNX opset 17, the lowest >= 17 every layer needs" in p.stderr, p.stderr
+    p = _cli("convert", xml, "--opset", 19)
+    assert p.returncode == 0 and "ONNX opset 19, forced by --opset" in p.stderr, p.stderr

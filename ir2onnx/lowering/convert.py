@@ -8,7 +8,7 @@ import onnx
 from onnx import helper
 
 from .. import ops  # noqa: F401  (the op modules fill the lowering table)
-from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
+from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, UnsupportedLayers, describe
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from . import declared
@@ -16,7 +16,7 @@ from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
 
-DEFAULT_OPSET = 17
+DEFAULT_OPSET = 17  # the lowest opset chosen when none is given (a layer may need more)
 MIN_OPSET = 14
 
 
@@ -35,8 +35,10 @@ class Context:
     outputs: dict = field(default_factory=dict)  # Result layer id -> graph output ValueInfo
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
+        """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
+        at ``opset`` when it chooses the opset itself)."""
         if self.opset < opset:
-            raise UnsupportedLayer(layer, f"{what} needs ONNX opset >= {opset} (converting with opset {self.opset}; use --opset {opset})")
+            raise NeedsOpset(layer, opset, what, self.opset)
 
     def onnx_type(self, layer: Layer, etype: ElementType) -> int:
         """The ONNX data type for ``etype``, or a clear error naming the layer."""
@@ -52,6 +54,11 @@ class Converted:
 
     model: onnx.ModelProto  # initializers absent; `tensors` lists them
     tensors: list[TensorEntry]
+
+    @property
+    def opset(self) -> int:
+        """The default-domain ONNX opset the model was lowered at."""
+        return next(o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx"))
 
     @property
     def weight_bytes(self) -> int:
@@ -76,13 +83,55 @@ def check_supported(graph: Graph) -> None:
         raise UnsupportedLayers(missing)
 
 
-def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
-    """Lower ``graph`` into an ONNX model of the given default-domain opset."""
-    if not MIN_OPSET <= opset <= max_opset():
+def convert_graph(graph: Graph, opset: int | None = None) -> Converted:
+    """Lower ``graph`` into an ONNX model.
+
+    ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
+    lowering says what it needs through :meth:`Context.require_opset`), never above what the
+    installed onnxruntime loads. A given ``opset`` is used as it is, and the layers that need a
+    newer one are refused (all of them at once, each naming the opset it needs)."""
+    if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     check_supported(graph)
     declared.check_edges(graph)
-    _warn_if_ort_cannot_load(opset)
+    if opset is not None:
+        _warn_if_ort_cannot_load(opset)
+        return _lower(graph, opset)
+    from ..runtime import ort_max_opset
+
+    newest = ort_max_opset(max_opset())
+    chosen = DEFAULT_OPSET
+    while True:  # each pass can only raise the opset, and layers past a failed one are seen next
+        try:
+            return _lower(graph, chosen)
+        except (NeedsOpset, UnsupportedLayers) as e:
+            problems = getattr(e, "errors", [e])
+            needs = [p.opset for p in problems if isinstance(p, NeedsOpset)]
+            if not needs or max(needs) <= chosen:
+                raise
+            if max(needs) > newest:
+                raise _beyond_onnxruntime(problems, newest) from None
+            chosen = max(needs)
+
+
+def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
+    """The refusal when a layer needs an opset newer than the installed onnxruntime loads."""
+    import onnxruntime
+
+    for p in problems:
+        if isinstance(p, NeedsOpset) and p.opset > newest:
+            p.reason = (f"{p.what} needs ONNX opset >= {p.opset}, newer than onnxruntime "
+                        f"{onnxruntime.__version__} loads ({newest}); --opset {p.opset} writes it anyway")
+            p.args = (f"layer {describe(p.layer)}: {p.reason}",)
+    if len(problems) == 1:
+        return problems[0]
+    many = UnsupportedLayers([(p.layer, p.reason) for p in problems])
+    many.errors = problems
+    return many
+
+
+def _lower(graph: Graph, opset: int) -> Converted:
+    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
     b = Builder(opset)
     ctx = Context(b, graph, opset)
     values: dict[tuple[str, int], Value | None] = {}
@@ -105,7 +154,9 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET) -> Converted:
     if len(errors) == 1:
         raise errors[0]
     if errors:
-        raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
+        many = UnsupportedLayers([(e.layer, e.reason) for e in errors])
+        many.errors = errors
+        raise many
     outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, not lowering order
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)

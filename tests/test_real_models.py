@@ -48,3 +48,36 @@ def test_three_backends_agree(name):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_harness_check(name):
     assert_check(REAL / name / "model.xml", inputs={"x": np.load(REAL / name / "input.npy")})
+
+
+# -- samples/dynamic (samples/make_dynamic.py): the run-time patterns of torchvision's squeezenet,
+# googlenet, shufflenet_v2 and swin_t in small modules, every dim dynamic, f16 weights. Several
+# spatial sizes each: pads, split lengths, window counts and k are computed at run time.
+DYNAMIC = Path(__file__).resolve().parents[1] / "samples" / "dynamic"
+DYNAMIC_MODELS = {
+    "squeezenet": ({"MaxPool"}, [(1, 3, 33, 35), (2, 3, 30, 24), (1, 3, 40, 41)]),
+    "googlenet": ({"MaxPool", "AvgPool"}, [(1, 3, 35, 37), (1, 3, 32, 32), (2, 3, 29, 44)]),
+    "shufflenet": ({"VariadicSplit"}, [(1, 3, 33, 31), (2, 3, 16, 20), (1, 3, 41, 27)]),
+    "swin": ({"Pad", "Roll"}, [(1, 3, 14, 18), (2, 3, 16, 16), (1, 3, 10, 22)]),
+    "topk": ({"TopK"}, [(2, 3, 9), (1, 4, 12), (3, 1, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", list(DYNAMIC_MODELS))
+def test_dynamic_models_at_several_sizes(name):
+    xml = DYNAMIC / name / "model.xml"
+    types, shapes = DYNAMIC_MODELS[name]
+    graph = ir2onnx.load_ir(xml)
+    assert types <= {layer.type for layer in graph.order}
+    dims = graph.parameters[0].outputs[0].shape  # convert_model's defaults: dynamic but for channels
+    assert dims[0] is None and dims[-2:] == (None, None)
+    for shape in shapes:
+        x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+        got = run_onnx(xml, [x])
+        want = list(evaluate(graph, {"x": x}).values())
+        ov_out = run_openvino(xml, [x])
+        for g, w_, o in zip(got, want, ov_out):
+            assert g.shape == o.shape == w_.shape, shape
+            np.testing.assert_allclose(g, o, rtol=1e-3, atol=1e-5)
+            np.testing.assert_allclose(g, w_, rtol=1e-3, atol=1e-5)
+        assert np.abs(got[0]).max() > 1e-3

@@ -75,7 +75,8 @@ def _pads(layer, rank: int) -> tuple[list[int], list[int]]:
 def _axes(layer, axes_v, rank: int) -> list[int]:
     if axes_v is None:
         return list(range(rank))
-    axes = const_ints(layer, axes_v, "axes")
+    axes = const_ints(layer, axes_v, "axes", "ONNX's Resize takes axes as an attribute (and onnxruntime's "
+                                             "layout rules depend on them)")
     if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
         raise InvalidLayer(layer, f"axes {axes} must be distinct values in [0, {rank})")
     return axes

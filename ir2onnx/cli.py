@@ -57,7 +57,9 @@ def _add_run(sub) -> None:
 def _add_ops(sub) -> None:
     p = sub.add_parser(
         "ops", help="list the supported IR operations",
-        description="List every supported (type, version) pair of IR layers.",
+        description="List every supported (type, version) pair of IR layers with its inputs: those "
+                    "that may be run-time values (computed by the graph, or Parameters) and those "
+                    "that must be constants at convert time, with the reason.",
         epilog="example:\n  ir2onnx ops\n  ir2onnx ops --markdown",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--markdown", action="store_true", help="print the README's support table")
@@ -143,13 +145,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_ops(args) -> int:
-    from .support import support_table, supported_pairs
+    from .support import ops_lines, support_table
 
     if args.markdown:
         print(support_table())
     else:
-        for op_type, version in supported_pairs():
-            print(f"{op_type}-{version}")
+        print("\n".join(ops_lines()))
     return 0
 
 

@@ -94,3 +94,12 @@ def test_convert_prints_the_opset_chosen_and_forced(tmp_path):
     assert p.returncode == 0 and "ONNX opset 17, the lowest >= 17 every layer needs" in p.stderr, p.stderr
     p = _cli("convert", xml, "--opset", 19)
     assert p.returncode == 0 and "ONNX opset 19, forced by --opset" in p.stderr, p.stderr
+
+
+def test_ops_notes_run_time_and_constant_inputs():
+    lines = {line.split()[0]: line for line in _cli("ops").stdout.splitlines()}
+    assert "run-time inputs: data, k" in lines["TopK-opset11"]
+    assert "run-time inputs: data, pads_begin, pads_end, pad_value?" in lines["Pad-opset12"]
+    assert "constant only: axis (ONNX's Split takes the axis as an attribute)" in lines["VariadicSplit-opset1"]
+    assert "split_lengths" in lines["VariadicSplit-opset1"].split(";")[0]
+    assert "constant only" not in lines["ReduceMax-opset1"]

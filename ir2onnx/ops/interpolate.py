@@ -75,8 +75,9 @@ def _pads(layer, rank: int) -> tuple[list[int], list[int]]:
 def _axes(layer, axes_v, rank: int) -> list[int]:
     if axes_v is None:
         return list(range(rank))
-    axes = const_ints(layer, axes_v, "axes", "ONNX's Resize takes axes as an attribute (and onnxruntime's "
-                                             "layout rules depend on them)")
+    axes = const_ints(layer, axes_v, "axes", "onnxruntime's Resize accepts only some layouts of "
+                                             "moving axes (and opset 18 takes axes as an attribute): they "
+                                             "are checked at convert time")
     if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
         raise InvalidLayer(layer, f"axes {axes} must be distinct values in [0, {rank})")
     return axes

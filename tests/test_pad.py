@@ -104,7 +104,7 @@ def _run_time_pads_ir(tmp_path, version, mode, etype, value=False):
 
 
 @pytest.mark.parametrize("version", ["opset1", "opset12"])
-@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("etype", [np.int32, np.int64])
 def test_run_time_pads(tmp_path, version, mode, etype):
     xml = _run_time_pads_ir(tmp_path, version, mode, etype)
@@ -131,11 +131,6 @@ def test_run_time_pads_and_value(tmp_path):
     assert_bitexact(got, run_openvino(xml, feeds)[0], "OpenVINO")
     want = np.pad(DATA.reshape(2, 2, 3), [(0, 1), (1, 0), (0, 1)], constant_values=-7.5)[:, :, 1:]
     assert_bitexact(got, want, "numpy")
-
-
-def test_run_time_symmetric_pads_are_refused(tmp_path):
-    with pytest.raises(InvalidLayer, match="symmetric padding by pads known only at run time"):
-        convert(_run_time_pads_ir(tmp_path, "opset12", "symmetric", np.int64))
 
 
 def test_constant_input_folds(tmp_path):

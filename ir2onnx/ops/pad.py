@@ -5,7 +5,7 @@ Concat of reversed Slices per padded axis. Negative pads (Pad-12) crop: the posi
 padded first and the crop is a Slice afterwards, so reflections refer to the original edges, as
 in the spec's mixed-pads examples. Pads known only at run time (swin's window padding) take the
 same path in the graph: Cast to int64, Max(pads, 0) -> Pad, then Slice by Min(pads, 0) (Pad-12).
-Symmetric padding by run-time pads is refused: its reversed Slices need the pad sizes.
+Symmetric padding by run-time pads: a Gather per axis of mirrored indices (Range, Where).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints, foldable
 from ..lowering.registry import lowers
-from ..lowering.shapes import INT64_MAX, as_int64, i64
+from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
 
 INT64_MIN = -INT64_MAX - 1
 
@@ -96,11 +96,10 @@ def _run_time_pads(ctx, layer, data, begin_v, end_v, mode, value_v, allow_negati
     for v, what in ((begin_v, "pads_begin"), (end_v, "pads_end")):
         if v.shape is not None and (len(v.shape) != 1 or v.shape[0] not in (None, rank)):
             raise InvalidLayer(layer, f"{what} of shape {list(v.shape)} does not fit data of rank {rank}")
-    if mode == "symmetric":
-        raise UnsupportedLayer(layer, "symmetric padding by pads known only at run time is not supported "
-                                      "(ONNX's Pad has no symmetric mode; its reversed Slices need the pad sizes)")
     g = ctx.b
     begins, ends = as_int64(g, begin_v), as_int64(g, end_v)
+    if mode == "symmetric":
+        return _symmetric_gather(g, data, begins, ends, rank)
     zero = i64(g, [0])
     x = g.Pad(data, g.Max(g.Concat(begins, ends, axis=0), zero), _scalar(g, value_v), mode=mode)
     if not allow_negative:  # Pad-1: pads are never negative
@@ -108,6 +107,24 @@ def _run_time_pads(ctx, layer, data, begin_v, end_v, mode, value_v, allow_negati
     starts = g.Neg(g.Min(begins, zero))
     stops = g.Where(g.Less(ends, zero), ends, i64(g, [INT64_MAX]))
     return g.Slice(x, starts, stops, i64(g, list(range(rank))))
+
+
+def _symmetric_gather(g, data, begins, ends, rank: int):
+    """Symmetric padding by run-time pads (ONNX's Pad has no symmetric mode): per axis, Gather of
+    the indices -b .. d+e-1 mirrored into the dim (i < 0: -i-1; i >= d: 2d-1-i); a negative pad
+    starts or stops the range inside the dim, which is the crop."""
+    x = data
+    one = i64(g, 1)
+    for axis in range(rank):
+        at = i64(g, [axis])
+        b = g.Squeeze(g.Gather(begins, at, axis=0), i64(g, [0]))
+        e = g.Squeeze(g.Gather(ends, at, axis=0), i64(g, [0]))
+        d = g.Squeeze(dims_of(g, data, axis, axis + 1), i64(g, [0]))
+        idx = g.Range(g.Neg(b), g.Add(d, e), one)
+        idx = g.Where(g.Less(idx, i64(g, 0)), g.Sub(g.Neg(idx), one), idx)
+        idx = g.Where(g.GreaterOrEqual(idx, d), g.Sub(g.Sub(g.Add(d, d), one), idx), idx)
+        x = g.Gather(x, idx, axis=axis)
+    return x
 
 
 def _emit(ctx, data, begins, ends, mode, value_v):

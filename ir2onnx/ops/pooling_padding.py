@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lowering.shapes import dims_of, i64
+from ..lowering.windows import same_pads_in_graph
 
 
 def needs_graph_pads(axes) -> bool:
@@ -46,11 +47,7 @@ def _axis_pads(g, x, axis: int, a) -> tuple[str, str]:
     s, k = i64(g, [a.stride]), i64(g, [a.span])
     zero = i64(g, [0])
     if a.rule in ("same_upper", "same_lower"):
-        n = g.Div(g.Add(size, i64(g, [a.stride - 1])), s)
-        total = g.Max(g.Sub(g.Add(g.Mul(g.Sub(n, i64(g, [1])), s), k), size), zero)
-        small = g.Div(total, i64(g, [2]))
-        large = g.Sub(total, small)
-        return (small, large) if a.rule == "same_upper" else (large, small)
+        return same_pads_in_graph(g, x, axis, a.rule, a.span, a.stride)
     begin = i64(g, [a.begin])
     start = g.Add(size, begin)  # X + b: a window starting here holds end padding only
     room = g.Sub(g.Add(start, i64(g, [a.end])), k)

@@ -21,13 +21,14 @@ defaults (f16-compressed weights):
   shifted window), window partition/reverse (view, permute), softmax attention, the crop back;
 * ``topk``: ``torch.topk(x, k)`` with ``k = x.shape[-1] // 2`` (TopK-11 with a run-time k).
 
-Each folder holds model.xml and model.bin (inputs are random: tests/test_dynamic_models.py feeds
-several spatial sizes and compares onnxruntime, the oracle interpreter and OpenVINO).
+Each folder holds model.xml, model.bin and x.npy (the example input; tests/test_real_models.py
+also feeds several other sizes and compares onnxruntime, the oracle interpreter and OpenVINO).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import openvino as ov
 import torch
 import torch.nn.functional as F
@@ -188,11 +189,13 @@ def write(name: str, root: Path = ROOT) -> Path:
     cls, shape = MODELS[name]
     torch.manual_seed(0)
     model = cls().eval()
-    ov_model = ov.convert_model(model, example_input=torch.randn(*shape))  # defaults: dynamic dims
+    example = torch.randn(*shape)
+    ov_model = ov.convert_model(model, example_input=example)  # defaults: dynamic dims
     ov_model.inputs[0].get_tensor().set_names({"x"})
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     ov.save_model(ov_model, folder / "model.xml")  # defaults: f16-compressed weights
+    np.save(folder / "x.npy", example.numpy())  # the input `ir2onnx check` and the tests feed
     return folder / "model.xml"
 
 

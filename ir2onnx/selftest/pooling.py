@@ -32,4 +32,12 @@ CASES = [
          source="AvgPool-1: with pads, include-pad divides by the whole kernel (OpenVINO reference)"),
     Case("avgpool14/exclude-pad-ceil-torch", AP14, ov_build(_pool("opset14", lambda o, x: o.avg_pool(
         x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil_torch"), [1, 2, 6, 6])), exact=False, expect={"y": (1, 2, 4, 4)}),
+    Case("maxpool14/ceil-torch-dynamic", MP14, ov_build(_pool("opset14", lambda o, x: o.max_pool(
+        x, [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch"), [1, 2, None, None])), shapes={"x": (1, 2, 7, 7)},
+         expect={"y": (1, 2, 3, 3)},
+         source="MaxPool-14: ceil_torch drops the window starting in the end padding; the size comes from "
+                "the run-time dims (computed in the graph)"),
+    Case("avgpool14/ceil-dynamic", AP14, ov_build(_pool("opset14", lambda o, x: o.avg_pool(
+        x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil"), [1, 2, None, None])), shapes={"x": (1, 2, 6, 7)},
+         exact=False, expect={"y": (1, 2, 4, 4)}),
 ]

@@ -159,7 +159,8 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
                   if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
         shrinking = {a for i, a in enumerate(axes) if a in moving and (
             scales[i] < 1 if use_scales else padded[a] is None or sizes[i] < padded[a])}
-    _check_ort_layout(layer, mode, rank, moving, shrinking)
+    if not (run_scales and not scales_v.is_const):  # run-time scales: onnxruntime checks the values
+        _check_ort_layout(layer, mode, rank, moving, shrinking)  # itself (an error, never a wrong value)
     squeeze = mode != "nearest" and rank == 1  # onnxruntime interpolates 2-D, not 1-D
     if squeeze:
         data, axes, padded = g.Unsqueeze(data, i64(g, [0])), [1], [1] + padded

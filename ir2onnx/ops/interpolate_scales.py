@@ -15,6 +15,10 @@ Measured limit (onnxruntime 1.32): nearest with half_pixel at a coordinate withi
 rounding of a tie ((3 + 0.5) / 0.6999999 - 0.5 = 4.5000005) picks the other neighbour than
 OpenVINO (as if the scale were 0.7): the selection there follows onnxruntime's own arithmetic.
 
+Which axes move is known at run time only: onnxruntime itself refuses, when it runs, scales that
+move axes its Resize cannot interpolate (OpenVINO's ONNX frontend writes scales for every axis,
+1 for N and C): an error then, never a wrong value.
+
 pytorch_half_pixel switches its coordinate rule where an output length is 1; that switch would
 see the extended length, so it is refused here.
 """

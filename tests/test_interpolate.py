@@ -280,9 +280,11 @@ def test_runtime_sizes_respect_the_layout_rules(tmp_path):
 
 
 # -- scales fed at run time -------------------------------------------------------------------------
-@pytest.mark.parametrize("ctm", ["half_pixel", "asymmetric", "align_corners"])
+@pytest.mark.parametrize("ctm", ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
 @pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "linear", "cubic"])
 def test_run_time_scales(tmp_path, mode, ctm):
+    if ctm == "pytorch_half_pixel" and mode != "nearest":
+        return  # refused: test_run_time_scales_pytorch_half_pixel_is_refused
     """Scales are a Parameter, spatial dims dynamic (several sizes); among the scales, ones whose
     ONNX size trunc(d*s) falls one short of OpenVINO's trunc(d*(s+1e-6)) (0.5555555 on 9,
     1.6666666 on 3, 0.6999999 on 10): OpenVINO's size and coordinates (by the scale) both kept."""
@@ -293,8 +295,7 @@ def test_run_time_scales(tmp_path, mode, ctm):
     xml = ov_save(tmp_path / "s.xml", node, [x, s])
     cases = [((1, 2, 9, 3), [0.5555555, 1.6666666]), ((1, 2, 7, 5), [0.6, 1.7]),
              ((1, 2, 4, 6), [2.0, 0.5]), ((1, 2, 3, 3), [1.0, 2.5])]
-    if mode != "nearest":  # (nearest: a near-tie coordinate there, see interpolate_scales)
-        cases.append(((1, 2, 10, 2), [0.6999999, 1.4999999]))
+    cases.append(((1, 2, 10, 2), [0.6999999, 1.4999999]))  # nearest: a coordinate next to a tie
     for shape, scales in cases:
         feeds = {"x": _data(shape), "s": np.array(scales, np.float32)}
         want = _check_feeds(xml, feeds, exact=mode == "nearest", opsets=(17, 18))
@@ -307,3 +308,17 @@ def test_run_time_scales_pytorch_half_pixel_is_refused(tmp_path):
     node = o11.interpolate(x, s, "linear", "scales", axes=_i64([2, 3]), coordinate_transformation_mode="pytorch_half_pixel")
     with pytest.raises(UnsupportedLayer, match="pytorch_half_pixel"):
         convert(ov_save(tmp_path / "p.xml", node, [x, s]))
+
+
+@pytest.mark.parametrize("rounding", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.float16])
+def test_run_time_scales_nearest_modes_and_types(tmp_path, rounding, dtype):
+    """Nearest with run-time scales: the indices computed in the graph, Gather: bit for bit, any
+    element type, exact ties (scale 2, 0.5) and a coordinate next to one (0.6999999 on 10)."""
+    x = ov_parameter([1, 1, None, None], dtype, "x")
+    s = ov_parameter([2], np.float32, "s")
+    node = o11.interpolate(x, s, "nearest", "scales", axes=_i64([2, 3]), nearest_mode=rounding,
+                           coordinate_transformation_mode="half_pixel")
+    xml = ov_save(tmp_path / "n.xml", node, [x, s])
+    for shape, scales in (((1, 1, 10, 4), [0.6999999, 2.0]), ((1, 1, 6, 7), [0.5, 1.3]), ((1, 1, 1, 3), [3.0, 0.4])):
+        _check_feeds(xml, {"x": _data(shape, dtype), "s": np.array(scales, np.float32)}, exact=True, opsets=(17,))

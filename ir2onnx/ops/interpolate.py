@@ -21,7 +21,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
-from .interpolate_scales import check_run_time_scales, ov_sizes, resize_by_scales
+from .interpolate_scales import check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
@@ -134,7 +134,8 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     sizes = None
     run_scales = use_scales and not scales_v.is_const
     if run_scales:
-        check_run_time_scales(layer, ctm)
+        if mode != "nearest":  # (nearest: the indices are computed in the graph, any ctm)
+            check_run_time_scales(layer, ctm)
         scales = _run_time_scales(layer, g, scales_v, len(axes))
     elif use_scales:
         scales, run_scales = _scales(layer, scales_v, axes, padded, ctm)
@@ -152,6 +153,8 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     data = x
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
+    if run_scales and mode == "nearest":  # exact: the indices computed as OpenVINO does, Gather
+        return [nearest_by_gather(g, data, scales, axes, ctm, layer.attrs["nearest_mode"])]
     if isinstance(sizes, str) or run_scales:  # known at run time: any of the axes may grow or shrink
         moving, shrinking = list(axes), set(axes)
     else:

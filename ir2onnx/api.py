@@ -8,7 +8,7 @@ import onnx
 
 from .ir.graph import Graph
 from .ir.reader import load_ir
-from .lowering.convert import DEFAULT_OPSET, Converted, convert_graph
+from .lowering.convert import Converted, convert_graph
 from .verify import verify_model
 from .writer import save
 
@@ -20,10 +20,12 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
-            opset: int = DEFAULT_OPSET, verify: bool = True, quantized: str = "exact",
+            opset: int | None = None, verify: bool = True, quantized: str = "exact",
             compressed_weights: str = "dequantize") -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
+    ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
+    ``opset_import`` says which); a given opset is forced, and layers that need more are refused.
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. ``verify`` creates an onnxruntime CPU session for the result, so a node
     onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
@@ -40,12 +42,12 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
                          compressed_weights=compressed_weights)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
-        verify_model(proto.SerializeToString(), conv.node_layers, opset)
+        verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
     return proto
 
 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
-                 weights: str | os.PathLike | None = None, *, opset: int = DEFAULT_OPSET,
+                 weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
                  compressed_weights: str = "dequantize", summary: list | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
@@ -59,8 +61,17 @@ def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | N
     graph = _graph(model, weights)
     if output is None:
         output = Path(graph.xml_path).with_suffix(".onnx")
+    return write(graph, output, opset=opset, external_data=external_data, verify=verify,
+                 quantized=quantized, compressed_weights=compressed_weights, summary=summary)[0]
+
+
+def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
+          external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
+          compressed_weights: str = "dequantize", summary: list | None = None) -> tuple[Path, Converted]:
+    """:func:`convert_file` for a loaded graph, returning the written path and the
+    :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
     if summary is not None:
         summary.extend(conv.summary)
-    check = (lambda path: verify_model(path, conv.node_layers, opset)) if verify else None
-    return save(conv, output, external_data=external_data, verify=check)
+    check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None
+    return save(conv, output, external_data=external_data, verify=check), conv

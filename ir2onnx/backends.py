@@ -221,19 +221,21 @@ def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None,
     return runtime.run(sess, feeds)
 
 
-def convert_to(graph: Graph, opset: int, folder: str) -> tuple[Path, str | None]:
-    """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem."""
+def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str | None, int]:
+    """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem;
+    the opset used comes last (``opset=None``: the converter chooses it)."""
     import onnx
 
     from .lowering.convert import convert_graph
     from .writer import save
 
-    path = save(convert_graph(graph, opset), Path(folder) / "model.onnx", check=False)
+    converted = convert_graph(graph, opset)
+    path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)
     except Exception as e:  # ValidationError, InferenceError: a converter defect
-        return path, f"the converted model fails onnx.checker: {' '.join(str(e).split())[:300]}"
-    return path, None
+        return path, f"the converted model fails onnx.checker: {' '.join(str(e).split())[:300]}", converted.opset
+    return path, None, converted.opset
 
 
 # -- OpenVINO in a child process -----------------------------------------------------------------

@@ -31,7 +31,7 @@ def _add_convert(sub) -> None:
     p.add_argument("model", help="the IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml)")
-    p.add_argument("--opset", type=int, default=None, help="ONNX opset of the output (default 17)")
+    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, at most what onnxruntime loads)")
     p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default="exact",
                    help="FakeQuantize: exact float emulation (default), or QuantizeLinear -> "
                         "DequantizeLinear where it is an 8-bit affine quantization (qdq; "
@@ -72,7 +72,9 @@ def _add_run(sub) -> None:
 def _add_ops(sub) -> None:
     p = sub.add_parser(
         "ops", help="list the supported IR operations",
-        description="List every supported (type, version) pair of IR layers.",
+        description="List every supported (type, version) pair of IR layers with its inputs: those "
+                    "that may be run-time values (computed by the graph, or Parameters) and those "
+                    "that must be constants at convert time, with the reason.",
         epilog="example:\n  ir2onnx ops\n  ir2onnx ops --markdown",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--markdown", action="store_true", help="print the README's support table")
@@ -101,27 +103,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _opset(args) -> int:
-    from .lowering.convert import DEFAULT_OPSET
-
-    return DEFAULT_OPSET if args.opset is None else args.opset
-
-
 def cmd_convert(args) -> int:
-    from .api import convert_file
-    from .ir.reader import load_ir
+    from .api import load_ir, write
     from .stateful import variables
 
     start = time.perf_counter()
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
     graph = load_ir(args.model, args.weights)
     summary: list[str] = []
-    convert_file(graph, out, opset=_opset(args), external_data=True if args.external_data else None,
-                 verify=not args.no_verify, quantized=args.quantized,
-                 compressed_weights=args.compressed_weights, summary=summary)
+    _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
+                         verify=not args.no_verify, quantized=args.quantized,
+                         compressed_weights=args.compressed_weights, summary=summary)
     for line in summary:
         print(f"ir2onnx: {line}", file=sys.stderr)
-    print(f"wrote {out} in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    how = "forced by --opset" if args.opset is not None else "the lowest >= 17 every layer needs"
+    print(f"wrote {out} (ONNX opset {converted.opset}, {how}) in {time.perf_counter() - start:.2f} s",
+          file=sys.stderr)
     state = variables(graph)
     if state:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
@@ -185,13 +182,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_ops(args) -> int:
-    from .support import support_table, supported_pairs
+    from .support import ops_lines, support_table
 
     if args.markdown:
         print(support_table())
     else:
-        for op_type, version in supported_pairs():
-            print(f"{op_type}-{version}")
+        print("\n".join(ops_lines()))
     return 0
 
 

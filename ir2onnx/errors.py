@@ -28,6 +28,16 @@ class UnsupportedLayer(InvalidLayer):
     """A layer is valid IR, but ir2onnx cannot express it exactly in ONNX."""
 
 
+class NeedsOpset(UnsupportedLayer):
+    """A layer is convertible, but only at ONNX opset ``opset`` or newer (the converter then picks
+    a newer opset by itself unless the user forced one)."""
+
+    def __init__(self, layer, opset: int, what: str, current: int):
+        self.opset, self.what = opset, what
+        super().__init__(layer, f"{what} needs ONNX opset >= {opset} (converting with opset {current}; "
+                                f"use --opset {opset} or leave --opset out)")
+
+
 class UnsupportedLayers(Ir2OnnxError):
     """Several layers at once have no lowering: all of them are listed in one message."""
 

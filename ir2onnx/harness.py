@@ -97,18 +97,16 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     ``<output>@k`` and the variables as ``<variable_id>.new@k``.
     """
     from .api import _graph
-    from .lowering.convert import DEFAULT_OPSET
     from .oracles.interpreter import output_names
 
     graph = _graph(model, weights)
-    opset = DEFAULT_OPSET if opset is None else opset
     run_providers, unavailable = resolve_providers(providers)
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
     backends: list[BackendRun] = []
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
-        onnx_path, problem = convert_to(graph, opset, tmp)
+        onnx_path, problem, opset = convert_to(graph, opset, tmp)
         state = initial_state(graph, feeds) if stateful and not problem else None
         for p in run_providers:
             backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
@@ -171,7 +169,7 @@ def add_command(sub) -> None:
                    help="onnxruntime provider(s): all = every available one (default cpu)")
     p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
     p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
-    p.add_argument("--opset", type=int, help="ONNX opset to convert to (default 17)")
+    p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
     p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
     p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
     p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")

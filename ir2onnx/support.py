@@ -10,13 +10,37 @@ def supported_pairs() -> list[tuple[str, str]]:
     return supported()
 
 
+def input_names(schema, marks: bool = True) -> list[str]:
+    """Each input's name, ``?`` when optional, `` (constant)`` when it must be known at convert
+    time (the schema's ``constant`` says why); every other input may be a run-time value."""
+    return [i["name"] + ("?" if i.get("optional") else "") + (" (constant)" if marks and i.get("constant") else "")
+            for i in schema.inputs]
+
+
+def ops_lines() -> list[str]:
+    """``ir2onnx ops``: one line per pair, its inputs split into run-time and constant ones."""
+    all_schemas = schemas()
+    lines = []
+    for key in supported_pairs():
+        s = all_schemas.get(key)
+        line = f"{key[0]}-{key[1]}"
+        if s and s.inputs:
+            run = [n for n, i in zip(input_names(s, False), s.inputs) if not i.get("constant")]
+            const = [f"{i['name']} ({i['constant']})" for i in s.inputs if i.get("constant")]
+            line += "  run-time inputs: " + (", ".join(run) or "none")
+            if const:
+                line += "; constant only: " + "; ".join(const)
+        lines.append(line)
+    return lines
+
+
 def support_table() -> str:
     """The Markdown table the README embeds (tests keep the two identical)."""
     all_schemas = schemas()
     lines = ["| IR type | version | inputs | attributes | notes |", "|---|---|---|---|---|"]
     for key in supported_pairs():
         s = all_schemas.get(key)
-        inputs = ", ".join(i["name"] + ("?" if i.get("optional") else "") for i in s.inputs) if s else ""
+        inputs = ", ".join(input_names(s)) if s else ""
         attrs = ", ".join(s.attributes) if s else ""
         lines.append(f"| {key[0]} | {key[1]} | {inputs} | {attrs} | {s.doc if s else ''} |")
     return "\n".join(lines)

@@ -156,9 +156,7 @@ def run_onnx(xml_path: str | os.PathLike, feeds: dict[str, np.ndarray] | list[np
 
     from . import runtime
     from .api import convert
-    from .lowering.convert import DEFAULT_OPSET
-
-    model = convert(xml_path, opset=opset or DEFAULT_OPSET, verify=False)  # the session below verifies
+    model = convert(xml_path, opset=opset, verify=False)  # the session below verifies
     onnx.checker.check_model(model, full_check=True)
     sess = runtime.session(model.SerializeToString(), provider)
     if not isinstance(feeds, dict):

@@ -127,3 +127,28 @@ def test_tile_f16_with_a_zero_sized_dynamic_dim(tmp_path):
     xml = ov_save(tmp_path / "t0.xml", ops.tile(p, ops.constant(np.array([1, 3], np.int64))), [p])
     (y,) = run_onnx(xml, [np.zeros((2, 0), np.float16)])
     assert y.shape == (2, 0) and y.dtype == np.float16
+
+
+@pytest.mark.parametrize("opset_ops", [ops1, ops])
+@pytest.mark.parametrize("which", ["target", "axes", "both"])
+def test_explicit_run_time_target_and_axes(tmp_path, opset_ops, which):
+    """Explicit mode with the target shape and/or axes_mapping fed at run time (i32), data with two
+    dynamic dims resolved to several sizes."""
+    x = ov_parameter([None, None], np.float32, "x")
+    t = ov_parameter([3], np.int32, "t") if which != "axes" else None
+    a = ov_parameter([2], np.int32, "a") if which != "target" else None
+    cases = [((3, 1), [2, 3, 4], [1, 2]), ((2, 5), [2, 3, 5], [0, 2]), ((1, 4), [2, 4, 3], [0, 1])]
+    if which == "target":
+        cases = [c for c in cases if c[2] == [0, 2]] + [((2, 1), [2, 7, 3], [0, 2])]
+    if which == "axes":
+        cases = [((2, 4), [2, 4, 4], [0, 1]), ((4, 1), [2, 4, 4], [1, 2]), ((2, 1), [2, 4, 4], [0, 2])]
+    target = t if t is not None else ops.constant(np.array(cases[0][1], np.int64))
+    axes = a if a is not None else ops.constant(np.array(cases[0][2], np.int64))
+    params = [p for p in (x, t, a) if p is not None]
+    xml = ov_save(tmp_path / "b.xml", opset_ops.broadcast(x, target, axes, "explicit"), params)
+    for shape, tgt, ax in cases:
+        data = _data(shape)
+        feeds = {"x": data, **({"t": np.array(tgt, np.int32)} if t is not None else {}),
+                 **({"a": np.array(ax, np.int32)} if a is not None else {})}
+        placed = [shape[ax.index(i)] if i in ax else 1 for i in range(len(tgt))]
+        _check(xml, feeds, np.broadcast_to(data.reshape(placed), tgt))

@@ -128,3 +128,20 @@ def test_api_verifies_unless_told_not_to(tmp_path, monkeypatch):
         assert not (tmp_path / "g.onnx").exists()
     assert ir2onnx.convert(xml, verify=False).graph.node[0].op_type == "Where"
     assert ir2onnx.convert_file(xml, tmp_path / "g.onnx", verify=False).is_file()
+
+
+def test_convert_prints_the_opset_chosen_and_forced(tmp_path):
+    xml = convert_model(tmp_path / "m.xml")
+    p = _cli("convert", xml)
+    assert p.returncode == 0 and "ONNX opset 17, the lowest >= 17 every layer needs" in p.stderr, p.stderr
+    p = _cli("convert", xml, "--opset", 19)
+    assert p.returncode == 0 and "ONNX opset 19, forced by --opset" in p.stderr, p.stderr
+
+
+def test_ops_notes_run_time_and_constant_inputs():
+    lines = {line.split()[0]: line for line in _cli("ops").stdout.splitlines()}
+    assert "run-time inputs: data, k" in lines["TopK-opset11"]
+    assert "run-time inputs: data, pads_begin, pads_end, pad_value?" in lines["Pad-opset12"]
+    assert "constant only: axis (ONNX's Split takes the axis as an attribute)" in lines["VariadicSplit-opset1"]
+    assert "split_lengths" in lines["VariadicSplit-opset1"].split(";")[0]
+    assert "constant only" not in lines["ReduceMax-opset1"]

@@ -94,12 +94,20 @@ def test_f16_data(tmp_path):
 
 
 def test_same_upper_on_dynamic_spatial_dims(tmp_path):
-    """Stride 1: the same_* padding (K-1)*d is known without the size; stride 2: refused."""
+    """Stride 1: the same_* padding (K-1)*d is known without the size."""
     xml = _conv_ir(tmp_path, (1, 2, None, None), (3, 2, 3, 2), [1, 1], [0, 0], [0, 0], [1, 2], "same_upper")
     _check(xml, np.random.default_rng(5).standard_normal((1, 2, 6, 7)).astype(np.float32))
-    xml = _conv_ir(tmp_path, (1, 2, None, None), (3, 2, 3, 3), [2, 2], [0, 0], [0, 0], [1, 1], "same_upper")
-    with pytest.raises(InvalidLayer, match="stride 2 on a dynamic spatial dim"):
-        convert(xml)
+
+
+@pytest.mark.parametrize("mode", ["same_upper", "same_lower"])
+@pytest.mark.parametrize("group", [False, True])
+def test_same_with_stride_on_dynamic_spatial_dims(tmp_path, mode, group):
+    """Stride > 1: the pads depend on the run-time size (odd and even totals, none at all):
+    computed in the graph, then Pad(zeros) -> Conv; one static spatial dim beside."""
+    w_shape = (2, 2, 2, 3, 2) if group else (3, 4, 3, 2)
+    xml = _conv_ir(tmp_path, (None, 4, None, 6), w_shape, [2, 3], [0, 0], [0, 0], [2, 1], mode, group=group)
+    for shape in ((1, 4, 7, 6), (2, 4, 8, 6), (1, 4, 3, 6), (1, 4, 10, 6)):
+        _check(xml, np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32))
 
 
 def _writer_conv(tmp_path, x_shape, w_shape, x_type="f32", attrs=None, op="Convolution"):

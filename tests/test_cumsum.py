@@ -60,3 +60,23 @@ def test_axis_out_of_range(tmp_path):
     w.result(w.layer("CumSum", "opset3", [x, w.const(np.array(2, np.int64))], {}, [("f32", [3, 2])], name="cs")[0])
     with pytest.raises(InvalidLayer, match="cs.*out of range"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("etype", [np.int32, np.int64])
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, True)])
+def test_run_time_axis(tmp_path, etype, exclusive, reverse):
+    """The axis fed at run time (negative ones too), on dynamic dims of two sizes."""
+    x = ov_parameter([None, None, 3], np.float32, "x")
+    a = ov_parameter([], etype, "a")
+    xml = ov_save(tmp_path / "c.xml", ops.cumsum(x, a, exclusive, reverse), [x, a])
+    for shape in ((2, 4, 3), (3, 1, 3)):
+        data = np.random.default_rng(sum(shape)).integers(-9, 9, shape).astype(np.float32)
+        for axis in (0, 1, -1, -3):
+            feeds = {"x": data, "a": np.array(axis, etype)}
+            got = run_onnx(xml, feeds)[0]
+            want = np.flip(data, axis) if reverse else data
+            want = np.cumsum(want, axis=axis) - (want if exclusive else 0)
+            want = np.flip(want, axis) if reverse else want
+            assert_bitexact(got, want.astype(np.float32), f"numpy axis {axis}")
+            assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), "oracle")
+            assert_bitexact(got, run_openvino(xml, feeds)[0], "OpenVINO")

@@ -188,3 +188,17 @@ def test_gather_runtime_indices_types_without_where(tmp_path, module, dtype):
     negative = module is ops
     expected = np.where(np.array([[1, 1, 0], [negative, 0, 1]], bool), data[:, [[0, 3, 0], [3, 0, 2]]], 0)
     assert_bitexact(got[0], expected.astype(dtype))
+
+
+def test_gather_axis_computed_from_shapes_folds(tmp_path):
+    """axis = rank(x) - 1 computed by the graph (ShapeOf, ShapeOf, Subtract) on dynamic dims:
+    the rank is static, so the axis folds and ONNX's Gather gets it as its attribute."""
+    x = ov_parameter([None, 3, None], np.float32, "x")
+    rank = ops.shape_of(ops.shape_of(x))
+    axis = ops.squeeze(ops.subtract(rank, ops.constant(np.array([1], np.int64))), ops.constant(np.array([0])))
+    xml = ov_save(tmp_path / "g.xml", ops.gather(x, ops.constant(np.array([1, 0])), axis), [x])
+    for shape in ((2, 3, 4), (1, 3, 2)):
+        data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        got = run_onnx(xml, {"x": data})[0]
+        assert_bitexact(got, data[..., [1, 0]], "numpy")
+        assert_bitexact(got, run_openvino(xml, {"x": data})[0], "OpenVINO")

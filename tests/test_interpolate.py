@@ -160,21 +160,24 @@ def test_pillow_refused(tmp_path):
         convert(xml)
 
 
-def test_scale_whose_size_differs_is_refused(tmp_path):
-    """OpenVINO: trunc(7 * (4.428571 + 1e-6)) = 31, ONNX: trunc(7 * 4.428571) = 30."""
+def test_scale_whose_size_differs_keeps_openvinos_size(tmp_path):
+    """OpenVINO: trunc(7 * (4.428571 + 1e-6)) = 31, ONNX: trunc(7 * 4.428571) = 30: the graph
+    extends the input and crops to 31 (pytorch_half_pixel: refused)."""
     x = ov_parameter([1, 7], np.float32, "x")
     xml = ov_save(tmp_path / "m.xml", interp11(x, [31 / 7], [1], "nearest"), [x])
     assert ir2onnx.load_ir(xml).order[-2].outputs[0].shape == (1, 31)
+    assert _check(xml, _data((1, 7)), exact=True).shape == (1, 31)
+    xml = ov_save(tmp_path / "p.xml", interp11(x, [31 / 7], [1], "nearest",
+                                               coordinate_transformation_mode="pytorch_half_pixel"), [x])
     with pytest.raises(UnsupportedLayer, match="OpenVINO makes 31 elements, ONNX Resize 30"):
         convert(xml)
-    assert next(iter(evaluate(ir2onnx.load_ir(xml), {"x": _data((1, 7))}).values())).shape == (1, 31)
 
 
-def test_fractional_scale_on_dynamic_dim_is_refused(tmp_path):
+def test_fractional_scale_on_dynamic_dim(tmp_path):
     x = ov_parameter([1, None], np.float32, "x")
     xml = ov_save(tmp_path / "m.xml", interp11(x, [1.5], [1], "nearest"), [x])
-    with pytest.raises(UnsupportedLayer, match="dynamic axis 1"):
-        convert(xml)
+    for n in (3, 4, 7):
+        _check(xml, _data((1, n)), exact=True)
 
 
 def test_cubic_on_rank3_is_refused(tmp_path):
@@ -266,17 +269,6 @@ def test_runtime_sizes_without_axes_and_with_pads(tmp_path):
     assert _check_feeds(xml, feeds, exact=True).shape == (1, 2, 7, 3)
 
 
-def test_runtime_scales_are_refused(tmp_path):
-    """OpenVINO sizes a scaled axis as trunc(d * (scale + 1e-6)), ONNX as trunc(d * scale): with
-    scales known only at run time the two cannot be told apart, so the layer is refused."""
-    x = ov_parameter([1, 2, 3, 4], np.float32, "x")
-    scales = ov_parameter([2], np.float32, "scales")
-    xml = ov_save(tmp_path / "m.xml", o11.interpolate(x, scales, "nearest", "scales", axes=_i64([2, 3])),
-                  [x, scales])
-    with pytest.raises(UnsupportedLayer, match="scales known only at run time"):
-        convert(xml)
-
-
 def test_runtime_sizes_respect_the_layout_rules(tmp_path):
     """Run-time sizes may shrink any listed axis: cubic on NHWC axes is refused (onnxruntime
     upsamples NHWC only), on NCHW axes accepted."""
@@ -285,3 +277,48 @@ def test_runtime_sizes_respect_the_layout_rules(tmp_path):
     xml = ov_save(tmp_path / "m.xml", o11.interpolate(x, sizes, "cubic", "sizes", axes=_i64([1, 2])), [x, sizes])
     with pytest.raises(UnsupportedLayer, match="NHWC only upsampling"):
         convert(xml)
+
+
+# -- scales fed at run time -------------------------------------------------------------------------
+@pytest.mark.parametrize("ctm", ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
+@pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "linear", "cubic"])
+def test_run_time_scales(tmp_path, mode, ctm):
+    if ctm == "pytorch_half_pixel" and mode != "nearest":
+        return  # refused: test_run_time_scales_pytorch_half_pixel_is_refused
+    """Scales are a Parameter, spatial dims dynamic (several sizes); among the scales, ones whose
+    ONNX size trunc(d*s) falls one short of OpenVINO's trunc(d*(s+1e-6)) (0.5555555 on 9,
+    1.6666666 on 3, 0.6999999 on 10): OpenVINO's size and coordinates (by the scale) both kept."""
+    x = ov_parameter([1, 2, None, None], np.float32, "x")
+    s = ov_parameter([2], np.float32, "s")
+    node = o11.interpolate(x, s, mode, "scales", axes=_i64([2, 3]), coordinate_transformation_mode=ctm,
+                           nearest_mode="round_prefer_floor")
+    xml = ov_save(tmp_path / "s.xml", node, [x, s])
+    cases = [((1, 2, 9, 3), [0.5555555, 1.6666666]), ((1, 2, 7, 5), [0.6, 1.7]),
+             ((1, 2, 4, 6), [2.0, 0.5]), ((1, 2, 3, 3), [1.0, 2.5])]
+    cases.append(((1, 2, 10, 2), [0.6999999, 1.4999999]))  # nearest: a coordinate next to a tie
+    for shape, scales in cases:
+        feeds = {"x": _data(shape), "s": np.array(scales, np.float32)}
+        want = _check_feeds(xml, feeds, exact=mode == "nearest", opsets=(17, 18))
+        assert want.shape[2:] == tuple(int(np.float32(d) * (np.float32(v) + np.float32(1e-6)))
+                                       for d, v in zip(shape[2:], scales))
+
+
+def test_run_time_scales_pytorch_half_pixel_is_refused(tmp_path):
+    x, s = ov_parameter([1, 1, None, None], np.float32, "x"), ov_parameter([2], np.float32, "s")
+    node = o11.interpolate(x, s, "linear", "scales", axes=_i64([2, 3]), coordinate_transformation_mode="pytorch_half_pixel")
+    with pytest.raises(UnsupportedLayer, match="pytorch_half_pixel"):
+        convert(ov_save(tmp_path / "p.xml", node, [x, s]))
+
+
+@pytest.mark.parametrize("rounding", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.float16])
+def test_run_time_scales_nearest_modes_and_types(tmp_path, rounding, dtype):
+    """Nearest with run-time scales: the indices computed in the graph, Gather: bit for bit, any
+    element type, exact ties (scale 2, 0.5) and a coordinate next to one (0.6999999 on 10)."""
+    x = ov_parameter([1, 1, None, None], dtype, "x")
+    s = ov_parameter([2], np.float32, "s")
+    node = o11.interpolate(x, s, "nearest", "scales", axes=_i64([2, 3]), nearest_mode=rounding,
+                           coordinate_transformation_mode="half_pixel")
+    xml = ov_save(tmp_path / "n.xml", node, [x, s])
+    for shape, scales in (((1, 1, 10, 4), [0.6999999, 2.0]), ((1, 1, 6, 7), [0.5, 1.3]), ((1, 1, 1, 3), [3.0, 0.4])):
+        _check_feeds(xml, {"x": _data(shape, dtype), "s": np.array(scales, np.float32)}, exact=True, opsets=(17,))

@@ -180,18 +180,48 @@ def test_default_thresholds_from_irwriter(tmp_path):
     assert idx.tolist() == [[0, 0, 0], [0, 0, 3], [0, 1, 1], [0, 1, 2]]
 
 
-@pytest.mark.parametrize("what", ["sigma", "run-time iou", "negative iou"])
+@pytest.mark.parametrize("what", ["sigma", "run-time sigma", "negative iou"])
 def test_refused(tmp_path, what):
     if what == "sigma":
         xml = _ir(tmp_path, sigma=0.5)
     else:
         boxes, scores = ov_parameter([1, 3, 4], np.float32, "boxes"), ov_parameter([1, 1, 3], np.float32, "scores")
-        t = ov_parameter([], np.float32, "t") if what == "run-time iou" else ops.constant(np.float32(-0.1))
-        node = o9.non_max_suppression(boxes, scores, ops.constant(np.int64(3)), t)
+        s = ov_parameter([], np.float32, "s")
+        iou = ops.constant(np.float32(-0.1 if what == "negative iou" else 0.5))
+        node = o9.non_max_suppression(boxes, scores, ops.constant(np.int64(3)), iou, ops.constant(np.float32(0)),
+                                      *([s] if what == "run-time sigma" else []))
         xml = ov_save(tmp_path / "n.xml", [node.output(i) for i in range(3)],
-                      [boxes, scores] + ([t] if what == "run-time iou" else []))
-    with pytest.raises(UnsupportedLayer):
+                      [boxes, scores] + ([s] if what == "run-time sigma" else []))
+    with pytest.raises(UnsupportedLayer, match="Soft-NMS|never does"):
         convert(xml)
+
+
+@pytest.mark.parametrize("mod", [o9, o5])
+def test_run_time_thresholds(tmp_path, mod):
+    """max boxes, iou_threshold and score_threshold fed at run time, the boxes dim dynamic: the
+    oracle bit for bit at thresholds on the score grid, negative and above-1 IoU
+    thresholds included; OpenVINO too where the thresholds are off the grid."""
+    boxes, scores = ov_parameter([2, None, 4], np.float32, "boxes"), ov_parameter([2, 3, None], np.float32, "scores")
+    mob, iou, st = ov_parameter([], np.int64, "mob"), ov_parameter([], np.float32, "iou"), ov_parameter([], np.float32, "st")
+    node = mod.non_max_suppression(boxes, scores, mob, iou, st, ops.constant(np.float32(0)), sort_result_descending=True)
+    outs = [node.output(i) for i in range(3)]
+    xml = ov_save(tmp_path / "n.xml", outs, [boxes, scores, mob, iou, st])
+    for n, (m, t_iou, t_st, ov) in zip((7, 5, 9, 7, 6, 8), ((3, 0.33, 0.27, True), (4, 0.5, 0.3, False),
+                                                          (2, -0.1, 0.2, False), (5, 1.5, 0.0, False),
+                                                          (0, 0.4, 0.1, False), (6, 0.0, 0.45, False))):
+        b, s = _data((2, n, 3), seed=n + m)
+        feeds = {"boxes": b, "scores": s, "mob": np.array(m), "iou": np.array(t_iou, np.float32), "st": np.array(t_st, np.float32)}
+        idx = _run(xml, feeds, openvino=ov)[0]
+        kept = s[idx[:, 0], idx[:, 1], idx[:, 2]]
+        assert np.all(kept > np.float32(t_st))
+        if t_iou < 0:  # every other box of a class suppressed: one per (batch, class) at most
+            assert len({(i, j) for i, j, _ in idx.tolist()}) == len(idx)
+    # equal to the threshold: dropped, as onnxruntime runs the source ONNX model (README deviations)
+    feeds["st"], feeds["mob"] = np.array(0.3, np.float32), np.array(9)
+    assert np.any(s == np.float32(0.3))
+    idx = _run(xml, feeds, openvino=False)[0]
+    kept = s[idx[:, 0], idx[:, 1], idx[:, 2]]
+    assert len(kept) and not np.any(kept == np.float32(0.3)) and np.all(kept > np.float32(0.3))
 
 
 # -- NonZero-3 ---------------------------------------------------------------------------------

@@ -342,3 +342,55 @@ def test_normalize_l2_empty_axes_refused(tmp_path):
     xml = ov_save(tmp_path / "m.xml", normalize_l2(x, [], 1e-6, "max"), [x])
     with pytest.raises(UnsupportedLayer, match="no axes"):
         convert(xml)
+
+
+# -- axes fed at run time ------------------------------------------------------------------------------
+def _mvn_ref(x, axes, normalize, eps, inside):
+    v = x.astype(np.float64)
+    c = v - v.mean(axis=tuple(axes), keepdims=True) if axes else v - v
+    if not normalize:
+        return c
+    var = (c * c).mean(axis=tuple(axes), keepdims=True) if axes else c * c
+    return c / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
+
+
+@pytest.mark.parametrize("mode", ["inside_sqrt", "outside_sqrt"])
+@pytest.mark.parametrize("normalize", [True, False])
+def test_mvn_run_time_axes(tmp_path, mode, normalize):
+    """MVN-6 axes as a Parameter (negative ones, none), dynamic dims: opset 18 chosen."""
+    for count, values in ((1, [[-1], [1]]), (2, [[1, 2], [0, -1]]), (0, [[]])):
+        x = ov_parameter([None, 3, None], np.float32, "x")
+        a = ov_parameter([count], np.int32, "a")
+        xml = ov_save(tmp_path / f"m{count}.xml", ops.mvn(x, a, normalize, 1e-4, mode), [x, a])
+        assert convert(xml).opset_import[0].version == 18
+        for shape in ((2, 3, 4), (1, 3, 6)):
+            data = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+            for axes in values:
+                feeds = {"x": data, "a": np.array(axes, np.int32)}
+                got = run_onnx(xml, feeds)[0]
+                np.testing.assert_allclose(got, _mvn_ref(data, axes, normalize, 1e-4, mode == "inside_sqrt"),
+                                           rtol=1e-4, atol=1e-5)
+                np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())),
+                                           rtol=1e-4, atol=1e-5)
+                np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("eps_mode", ["add", "max"])
+def test_normalize_l2_run_time_axes(tmp_path, eps_mode):
+    x = ov_parameter([None, 3, None], np.float32, "x")
+    a = ov_parameter([2], np.int64, "a")
+    from openvino.utils.node_factory import NodeFactory
+
+    node = NodeFactory("opset1").create("NormalizeL2", [x.output(0), a.output(0)], {"eps": 0.5, "eps_mode": eps_mode})
+    xml = ov_save(tmp_path / "n.xml", node, [x, a])
+    for shape in ((2, 3, 4), (1, 3, 2)):
+        data = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32) * 0.3
+        for axes in ([1, 2], [0, -1]):
+            feeds = {"x": data, "a": np.array(axes)}
+            got = run_onnx(xml, feeds)[0]
+            total = (data.astype(np.float64) ** 2).sum(axis=tuple(axes), keepdims=True)
+            want = data / np.sqrt(np.maximum(total, 0.5) if eps_mode == "max" else total + 0.5)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())),
+                                       rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-5, atol=1e-6)

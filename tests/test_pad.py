@@ -86,6 +86,53 @@ def test_edge_on_dynamic_dim(tmp_path):
     _check(xml, DATA, np.pad(DATA, [(2, 1), (1, 0)], mode="edge"))
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_reflect_symmetric_on_dynamic_dims(tmp_path, mode):
+    xml = _pad_ir(tmp_path, [1, -1], [2, 2], mode, (None, None))
+    for x in (DATA, np.arange(20, dtype=np.float32).reshape(4, 5)):
+        _check(xml, x)
+
+
+def _run_time_pads_ir(tmp_path, version, mode, etype, value=False):
+    """Pad whose pads_begin, pads_end (and pad_value) are Parameters: fed at run time."""
+    opset = ops1 if version == "opset1" else ops
+    x = ov_parameter([None, None, 3], np.float32, "x")
+    pb, pe = ov_parameter([3], etype, "pb"), ov_parameter([3], etype, "pe")
+    v = ov_parameter([], np.float32, "v") if value else None
+    node = opset.pad(x, pb, pe, mode, *([v] if value else []))
+    return ov_save(tmp_path / "rt.xml", node, [x, pb, pe] + ([v] if value else []))
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset12"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("etype", [np.int32, np.int64])
+def test_run_time_pads(tmp_path, version, mode, etype):
+    xml = _run_time_pads_ir(tmp_path, version, mode, etype)
+    pads = [([1, 0, 2], [0, 2, 1]), ([0, 0, 0], [0, 0, 0])]
+    if version == "opset12":  # negative pads crop (after the positive part is padded)
+        pads += [([-1, 2, 0], [1, -2, -1]), ([2, -1, -1], [-1, 1, 2])]
+    for shape in ((3, 4, 3), (4, 5, 3)):
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        for b, e in pads:
+            feeds = {"x": x, "pb": np.array(b, etype), "pe": np.array(e, etype)}
+            got = run_onnx(xml, feeds)[0]
+            assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), f"oracle {b} {e}")
+            assert_bitexact(got, run_openvino(xml, feeds)[0], f"OpenVINO {b} {e}")
+            want = np.pad(x, [(max(p, 0), max(q, 0)) for p, q in zip(b, e)], mode=mode)
+            crop = tuple(slice(-min(p, 0), want.shape[i] + min(q, 0)) for i, (p, q) in enumerate(zip(b, e)))
+            assert_bitexact(got, want[crop], f"numpy {b} {e}")
+
+
+def test_run_time_pads_and_value(tmp_path):
+    xml = _run_time_pads_ir(tmp_path, "opset12", "constant", np.int64, value=True)
+    feeds = {"x": DATA.reshape(2, 2, 3), "pb": np.array([0, 1, -1]), "pe": np.array([1, 0, 1]),
+             "v": np.array(-7.5, np.float32)}
+    got = run_onnx(xml, feeds)[0]
+    assert_bitexact(got, run_openvino(xml, feeds)[0], "OpenVINO")
+    want = np.pad(DATA.reshape(2, 2, 3), [(0, 1), (1, 0), (0, 1)], constant_values=-7.5)[:, :, 1:]
+    assert_bitexact(got, want, "numpy")
+
+
 def test_constant_input_folds(tmp_path):
     x = ov_parameter([5], np.float32, "x")
     c = lambda v: ops.constant(np.array(v, np.int64))  # noqa: E731

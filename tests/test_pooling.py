@@ -185,10 +185,64 @@ def test_dynamic_spatial_dims(tmp_path, make):
         np.testing.assert_allclose(got, ov_out, **TOL)
 
 
-def test_dynamic_spatial_dims_with_ceil_are_refused(tmp_path):
-    make = lambda x: ops1.max_pool(x, [2, 2], [0, 0], [0, 0], [2, 2], "ceil")  # noqa: E731
+# kernel, strides, pads_begin, pads_end, rounding, auto_pad: output sizes that depend on the
+# run-time size (computed in the graph); sizes chosen so that ceil_torch drops a window at some
+DYNAMIC_CASES = [
+    ([3, 3], [2, 2], [0, 0], [0, 0], "ceil_torch", "explicit"),  # squeezenet / googlenet
+    ([3, 3], [1, 1], [1, 1], [1, 1], "ceil_torch", "explicit"),  # googlenet's inception pool branch
+    ([2, 3], [3, 2], [1, 1], [1, 0], "ceil_torch", "explicit"),  # a window starting in the padding
+    ([3, 2], [2, 3], [1, 0], [1, 1], "ceil", "explicit"),  # (AvgPool: refused, a window may be empty)
+    ([3, 3], [2, 2], [1, 1], [1, 1], "ceil", "explicit"),  # googlenet's AvgPool
+    ([2, 2], [3, 3], [0, 0], [1, 1], "ceil", "explicit"),  # windows past the input (MaxPool: lowest)
+    ([3, 2], [2, 3], [0, 0], [0, 0], "floor", "same_upper"),
+    ([2, 3], [3, 2], [0, 0], [0, 0], "ceil", "same_lower"),
+    ([2, 2], [2, 2], [0, 0], [0, 0], "floor", "same_lower"),  # no pads at even sizes (8, 8)
+]
+DYNAMIC_SIZES = ((1, 2, 7, 6), (2, 2, 4, 9), (1, 2, 8, 8), (1, 2, 5, 3))
+
+
+def _check_sizes(xml, exact: bool, sizes=DYNAMIC_SIZES):
+    for shape in sizes:
+        x = np.random.default_rng(sum(shape)).uniform(-4, 4, shape).astype(np.float32)
+        got, want, ov_out = _run_all(xml, x)
+        assert got.shape == want.shape == ov_out.shape, shape
+        if exact:
+            assert_bitexact(got, want, f"onnxruntime vs oracle at {shape}")
+            assert_bitexact(got, ov_out, f"onnxruntime vs OpenVINO at {shape}")
+        else:
+            np.testing.assert_allclose(got, want, **TOL)
+            np.testing.assert_allclose(got, ov_out, **TOL)
+
+
+@pytest.mark.parametrize("case", DYNAMIC_CASES, ids=lambda c: f"{c[4]}-{c[5]}-s{c[1]}")
+def test_max_pool_dynamic_output_size_computed_in_graph(tmp_path, case):
+    k, s, pb, pe, rounding, auto_pad = case
+    xml = _save(tmp_path, ov.PartialShape([-1, 2, -1, -1]),
+                lambda x: ops.max_pool(x, s, [1, 1], pb, pe, k, rounding, auto_pad))
+    assert "Pad" in [n.op_type for n in convert(xml).graph.node]
+    _check_sizes(xml, exact=True)
+
+
+@pytest.mark.parametrize("exclude", [True, False], ids=["exclude", "include"])
+@pytest.mark.parametrize("case", [c for c in DYNAMIC_CASES if c[4] != "ceil" or c[1] == [2, 2]],
+                         ids=lambda c: f"{c[4]}-{c[5]}-s{c[1]}")
+def test_avg_pool_dynamic_output_size_computed_in_graph(tmp_path, case, exclude):
+    k, s, pb, pe, rounding, auto_pad = case
+    xml = _save(tmp_path, ov.PartialShape([-1, 2, -1, -1]),
+                lambda x: ops.avg_pool(x, s, pb, pe, k, exclude, rounding, auto_pad))
+    _check_sizes(xml, exact=False)
+
+
+def test_avg_pool_dynamic_one_static_axis(tmp_path):
+    xml = _save(tmp_path, ov.PartialShape([1, 2, 7, -1]),
+                lambda x: ops.avg_pool(x, [2, 2], [1, 1], [1, 0], [3, 3], True, "ceil_torch"))
+    _check_sizes(xml, exact=False, sizes=((1, 2, 7, 6), (1, 2, 7, 9)))
+
+
+def test_avg_pool_dynamic_window_without_input_is_refused(tmp_path):
+    make = lambda x: ops1.avg_pool(x, [3, 3], [0, 0], [1, 1], [2, 2], True, "ceil")  # noqa: E731
     xml = _save(tmp_path, ov.PartialShape([1, 2, -1, -1]), make)
-    with pytest.raises(InvalidLayer, match="output size is only known at run time"):
+    with pytest.raises(InvalidLayer, match="holds no input element on a dynamic dim"):
         convert(xml)
 
 

@@ -212,3 +212,65 @@ def test_reduce_prod_sum_with_empty_axes_is_identity(tmp_path):
     data = np.arange(6, dtype=np.int32).reshape(2, 3)
     assert_bitexact(run_onnx(xml, {"x": data})[0], data)  # (OpenVINO cannot read an empty Const)
     assert_bitexact(_oracle_output(xml, {"x": data}), data)
+
+
+RUN_TIME = {"ReduceMean": ops.reduce_mean, "ReduceMax": ops.reduce_max, "ReduceMin": ops.reduce_min,
+            "ReduceSum": ops.reduce_sum, "ReduceProd": ops.reduce_prod, "ReduceL1": ops.reduce_l1,
+            "ReduceL2": ops.reduce_l2}
+NP = {"ReduceMean": np.mean, "ReduceMax": np.max, "ReduceMin": np.min, "ReduceSum": np.sum,
+      "ReduceProd": np.prod, "ReduceL1": lambda v, axis, keepdims: np.sum(np.abs(v), axis=axis, keepdims=keepdims),
+      "ReduceL2": lambda v, axis, keepdims: np.sqrt(np.sum(v * v, axis=axis, keepdims=keepdims))}
+
+
+@pytest.mark.parametrize("keep", [True, False])
+@pytest.mark.parametrize("op", list(RUN_TIME))
+def test_run_time_axes(tmp_path, op, keep):
+    """axes fed at run time (i32, negative ones normalised in the graph, none at all), on dynamic
+    dims resolved to two sizes (the output's rank is dynamic in the IR without keep_dims); the opset
+    chosen is 18 (13 would do for ReduceSum: 17 stays)."""
+    for count, values in ((1, [[1], [-1], [0]]), (2, [[0, -1], [2, 1]]), (0, [[]])):
+        x = ov_parameter([None, 3, None], np.float32, "x")
+        a = ov_parameter([count], np.int32, "a")
+        xml = ov_save(tmp_path / f"r{count}.xml", RUN_TIME[op](x, a, keep), [x, a])
+        assert convert(xml).opset_import[0].version == (17 if op == "ReduceSum" else 18)
+        for shape in ((2, 3, 4), (1, 3, 5)):
+            data = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+            for axes in values:
+                feeds = {"x": data, "a": np.array(axes, np.int32)}
+                got = run_onnx(xml, feeds)[0]
+                want = NP[op](data, axis=tuple(axes), keepdims=keep) if axes else NP[op](data, axis=(), keepdims=True)
+                if op in ("ReduceL1", "ReduceL2") and not axes:
+                    want = np.abs(data)
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"numpy {axes}")
+                np.testing.assert_allclose(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())),
+                                           rtol=1e-5, atol=1e-6, err_msg=f"oracle {axes}")
+                if keep:  # (OpenVINO 2026.4's CPU plugin refuses keep_dims=false: "dynamic rank")
+                    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-5, atol=1e-6,
+                                               err_msg=f"OpenVINO {axes}")
+
+
+def test_run_time_axes_forced_opset_17_is_refused(tmp_path):
+    from ir2onnx.errors import NeedsOpset
+
+    x = ov_parameter([2, 3], np.float32, "x")
+    a = ov_parameter([1], np.int64, "a")
+    xml = ov_save(tmp_path / "m.xml", ops.reduce_max(x, a, False), [x, a])
+    with pytest.raises(NeedsOpset, match="axes known only at run time needs ONNX opset >= 18"):
+        convert(xml, opset=17)
+
+
+def test_run_time_axes_integer_mean_and_prod(tmp_path):
+    x = ov_parameter([None, 3], np.int32, "x")
+    a = ov_parameter([1], np.int64, "a")
+    xml = ov_save(tmp_path / "m.xml", ops.reduce_mean(x, a, True), [x, a])
+    data = np.array([[7, -8, 1], [2, 5, -9]], np.int32)
+    for axes in ([0], [-1]):
+        feeds = {"x": data, "a": np.array(axes)}
+        got = run_onnx(xml, feeds)[0]
+        total = data.astype(np.int64).sum(axis=axes[0], keepdims=True)
+        want = (np.abs(total) // data.shape[axes[0]] * np.sign(total)).astype(np.int32)  # toward zero
+        assert_bitexact(got, want, f"truncated mean {axes}")
+        assert_bitexact(got, run_openvino(xml, feeds)[0], "OpenVINO")
+    xml = ov_save(tmp_path / "p.xml", ops.reduce_prod(x, a, True), [x, a])
+    with pytest.raises(InvalidLayer, match="integer ReduceProd over axes known only at run time"):
+        convert(xml)

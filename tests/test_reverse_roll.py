@@ -124,13 +124,35 @@ def test_roll_scalar_runtime_shift_repeated_axis(tmp_path):
                openvino=False)  # OpenVINO's CPU plugin refuses a scalar shift with 1-D axes
 
 
+@pytest.mark.parametrize("stype", [np.int32, np.int64])
+def test_roll_run_time_axes_and_shift(tmp_path, stype):
+    """axes and shift fed at run time (negative and repeated axes add up), dynamic dims."""
+    x = ov_parameter([None, None, 3], np.float32, "x")
+    s, a = ov_parameter([3], stype, "s"), ov_parameter([3], stype, "a")
+    xml = ov_save(tmp_path / "m.xml", o7.roll(x, s, a), [x, s, a])
+    for shape in ((2, 5, 3), (4, 1, 3)):
+        data = _data(shape, np.float32)
+        for shift, axes in (([1, -2, 7], [0, 1, 2]), ([2, 3, -1], [-1, 0, 2]), ([0, 0, 0], [1, 1, 1])):
+            feeds = {"x": data, "s": np.array(shift, stype), "a": np.array(axes, stype)}
+            _check(xml, feeds, np.roll(data, tuple(shift), tuple(axes)))
+
+
+@pytest.mark.parametrize("mode,axes", [("index", [0, -1]), ("index", [2, 2]), ("index", [1]),
+                                       ("mask", [True, False, True]), ("mask", [False, False, False])])
+def test_reverse_run_time_axes(tmp_path, mode, axes):
+    """The reversed axes fed at run time (a Parameter), dynamic dims of two sizes."""
+    x = ov_parameter([None, None, 4], np.int16, "x")
+    a = ov_parameter([len(axes)], np.bool_ if mode == "mask" else np.int32, "a")
+    node = NodeFactory("opset1").create("Reverse", [x.output(0), a.output(0)], {"mode": mode})
+    xml = ov_save(tmp_path / "m.xml", node, [x, a])
+    flip = tuple(i for i, f in enumerate(axes) if f) if mode == "mask" else tuple(sorted({v % 3 for v in axes}))
+    for shape in ((2, 3, 4), (1, 5, 4)):
+        data = _data(shape, np.int16)
+        _check(xml, {"x": data, "a": np.array(axes, a.get_element_type().to_dtype())},
+               np.flip(data, flip) if flip else data)
+
+
 def test_roll_refusals(tmp_path):
-    w = IRWriter()
-    x, a = w.parameter([2, 3], "f32", "x"), w.parameter([1], "i64", "a")
-    out = w.layer("Roll", "opset7", [x, w.const(np.array([1], np.int64)), a], outputs=[("f32", (2, 3))])[0]
-    w.result(out)
-    with pytest.raises(UnsupportedLayer, match="axes"):
-        convert(w.save(tmp_path / "rt.xml"))
     w = IRWriter()
     x = w.parameter([2, 3], "f32", "x")
     out = w.layer("Roll", "opset7", [x, w.const(np.array([1, 2], np.int64)), w.const(np.array([0, 5], np.int64))],

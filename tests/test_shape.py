@@ -14,7 +14,7 @@ import ir2onnx
 from ir2onnx import runtime
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, run_onnx, run_openvino
 
 from util import all_outputs_bitexact, const, iota, node_types, save_model
 
@@ -174,3 +174,46 @@ def test_scalar_batch_through_reshape_and_unsqueeze(tmp_path):
     for n in (1, 3):
         assert all_outputs_bitexact(xml, {"x": iota((n, 2, 3))})[0].shape == (n, 6)
         assert all_outputs_bitexact(xml_b, {"x": iota((n, 2, 3))})[0].shape == (1, 1, 6 * n)
+
+
+# -- axes fed at run time --------------------------------------------------------------------------
+def _run_time_axes_ir(tmp_path, make, count):
+    x = _param([None, None, None])
+    a = ops.parameter([count], np.int64, name="a")
+    a.output(0).get_tensor().set_names({"a"})
+    return save_model(tmp_path, [make(x, a)], [x, a])
+
+
+def _oracle_and_onnx(xml, feeds):
+    got = run_onnx(xml, feeds)[0]
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), f"oracle {feeds['a']}")
+    return got
+
+
+@pytest.mark.parametrize("axes", [[0], [-1], [2]])
+def test_squeeze_run_time_axes(tmp_path, axes):
+    xml = _run_time_axes_ir(tmp_path, lambda x, a: ops1.squeeze(x, a), 1)
+    for shape in ((1, 3, 1), (1, 2, 1)):
+        feeds = {"x": iota(shape), "a": np.array(axes)}
+        got = _oracle_and_onnx(xml, feeds)
+        assert_bitexact(got, np.squeeze(feeds["x"], axis=axes[0]), "numpy")
+        assert_bitexact(got, run_openvino(xml, feeds)[0], "OpenVINO")
+
+
+def test_squeeze_15_run_time_axes_with_skip(tmp_path):
+    """(OpenVINO's CPU plugin cannot compile it: dynamic output rank; oracle and numpy.)"""
+    xml = _run_time_axes_ir(tmp_path, lambda x, a: ops.squeeze(x, a, allow_axis_skip=True), 2)
+    for shape, axes, want in (((1, 3, 1), [0, -1], (3,)), ((2, 3, 1), [0, 2], (2, 3)), ((1, 3, 4), [2, 0], (3, 4)),
+                              ((2, 1, 4), [0, 0], (2, 1, 4))):
+        got = _oracle_and_onnx(xml, {"x": iota(shape), "a": np.array(axes)})
+        assert got.shape == want
+        assert_bitexact(got, iota(shape).reshape(want), "numpy")
+
+
+@pytest.mark.parametrize("axes", [[0, 1], [-1, 0], [3, -3]])
+def test_unsqueeze_run_time_axes(tmp_path, axes):
+    """(OpenVINO's CPU plugin cannot compile it: dynamic output rank; oracle and numpy.)"""
+    xml = _run_time_axes_ir(tmp_path, lambda x, a: ops.unsqueeze(x, a), 2)
+    for shape in ((2, 3, 1), (1, 4, 2)):
+        got = _oracle_and_onnx(xml, {"x": iota(shape), "a": np.array(axes)})
+        assert_bitexact(got, np.expand_dims(iota(shape), [a % 5 for a in axes]), "numpy")

@@ -165,3 +165,42 @@ def test_strided_slice_begin_mask_on_a_shrunk_axis(tmp_path, make, expected):
     stride). The lowering and the oracle took begin[i]."""
     xml = _save(tmp_path / "m.xml", make)
     _check(xml, DATA, np.ascontiguousarray(expected(DATA)))
+
+
+# -- begin/end/stride fed at run time ------------------------------------------------------------
+RUN_TIME = [  # begin, end, stride, masks, numpy expression
+    ([1, 0], [3, 4], [1, 2], {}, lambda a: a[1:3, 0:4:2]),
+    ([-1, 3], [0, 0], [-1, -1], {}, lambda a: a[-1:0:-1, 3:0:-1]),
+    ([5, 1], [0, -1], [1, 1], dict(bm=[1, 0], em=[1, 1]), lambda a: a[:, 1:]),
+    ([0, 0], [0, 0], [-1, -2], dict(bm=[1, 1], em=[1, 1]), lambda a: a[::-1, ::-2]),
+    ([1, 0, -1], [0, 0, 0], [1, 1, 1], dict(shrink=[1, 0, 1], bm=[0, 1, 0], em=[0, 1, 0]), lambda a: a[1, :, -1]),
+    ([0, 0, -2], [0, 0, 0], [1, 1, 1], dict(ell=[0, 1, 0], shrink=[0, 0, 1], bm=[1, 0, 0], em=[1, 0, 0]),
+     lambda a: a[:, ..., -2]),
+    ([0, 0, 0], [0, 2, 0], [1, 1, 1], dict(new=[1, 0, 1], bm=[0, 1, 0]), lambda a: a[None, :2, None]),
+    ([-100, 2], [100, 100], [1, 1], {}, lambda a: a[-100:100, 2:100]),
+    ([0, 7], [2, 1], [1, -1], {}, lambda a: a[0:2, 7:1:-1]),  # a negative stride from past the end
+]
+
+
+@pytest.mark.parametrize("index", range(len(RUN_TIME)))
+def test_strided_slice_run_time_values(tmp_path, index):
+    """begin, end and stride are Parameters (i32): the masks pick and the stride's sign decides
+    in the graph; dynamic data dims resolved to two sizes."""
+    begin, end, stride, masks, expr = RUN_TIME[index]
+    n = len(begin)
+    x = ops.parameter([-1, -1, -1], np.float32, name="x")
+    vs = [ops.parameter([n], np.int32, name=k) for k in ("b", "e", "s")]
+    for v, k in zip([x] + vs, ("x", "b", "e", "s")):
+        v.output(0).get_tensor().set_names({k})
+    m = lambda key: list(masks.get(key, [])) + [0] * (n - len(masks.get(key, [])))  # noqa: E731
+    y = ops1.strided_slice(x, *vs, m("bm"), m("em"), m("new"), m("shrink"), m("ell"))
+    path = tmp_path / "rt.xml"
+    ov.save_model(ov.Model([ops.result(y.output(0))], [x, *vs], "m"), str(path))
+    for shape in (SHAPE, (4, 9, 2)):
+        data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        feeds = {"x": data, "b": np.array(begin, np.int32), "e": np.array(end, np.int32),
+                 "s": np.array(stride, np.int32)}
+        want = np.ascontiguousarray(expr(data))
+        assert_bitexact(run_onnx(path, feeds)[0], want, "onnxruntime vs numpy")
+        assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(path), feeds).values())), want, "oracle vs numpy")
+        assert_bitexact(run_openvino(path, feeds)[0], want, "OpenVINO vs numpy")

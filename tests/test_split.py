@@ -76,3 +76,34 @@ def test_invalid(tmp_path, op, attrs, extra, outs, match):
         w.result(r)
     with pytest.raises(InvalidLayer, match=f"sp.*{match}"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("etype", [np.int32, np.int64])
+@pytest.mark.parametrize("lengths", [[2, 3, 1], [-1, 2, 1], [1, -1], [0, -1, 2]], ids=str)
+def test_variadic_split_run_time_lengths(tmp_path, etype, lengths):
+    """split_lengths fed at run time (a -1 takes the rest), along a dynamic dim of several sizes."""
+    x = ov_parameter([2, None], np.float32, "x")
+    n = ov_parameter([len(lengths)], etype, "n")
+    node = ops.variadic_split(x, ops.constant(np.array(-1, np.int64)), n)
+    xml = ov_save(tmp_path / "v.xml", [node.output(i) for i in range(len(lengths))], [x, n])
+    for size in (6, 9):
+        if -1 not in lengths and sum(lengths) != size:
+            continue
+        data = np.arange(2 * size, dtype=np.float32).reshape(2, size)
+        feeds = {"x": data, "n": np.array(lengths, etype)}
+        got = run_onnx(xml, feeds)
+        rest = size - sum(v for v in lengths if v != -1)
+        want = np.split(data, np.cumsum([rest if v == -1 else v for v in lengths])[:-1], axis=1)
+        oracle = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+        for g, w_, o, v in zip(got, want, oracle, run_openvino(xml, feeds)):
+            assert_bitexact(g, w_, f"numpy {lengths} at {size}")
+            assert_bitexact(g, o, "oracle")
+            assert_bitexact(g, v, "OpenVINO")
+
+
+def test_run_time_split_axis_is_refused(tmp_path):
+    x = ov_parameter([2, 4], np.float32, "x")
+    a = ov_parameter([], np.int64, "a")
+    xml = ov_save(tmp_path / "a.xml", [o for o in ops.split(x, a, 2).outputs()], [x, a])
+    with pytest.raises(InvalidLayer, match="ONNX's Split takes the axis as an attribute"):
+        convert(xml)

@@ -156,3 +156,28 @@ def test_old_version_float_k_is_invalid(tmp_path):
     w.result(outs[1])
     with pytest.raises(InvalidLayer, match="tk3.*integer type"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset3", "opset11"])
+@pytest.mark.parametrize("sort", ["value", "index"])
+def test_run_time_k(tmp_path, version, sort):
+    """k fed at run time (i32 and i64 scalars), on a dynamic dim resolved to several sizes."""
+    x = ov_parameter([2, None], np.float32, "x")
+    k = ov_parameter([], np.int32 if version == "opset1" else np.int64, "k")
+    make = {"opset1": o1.topk, "opset3": o3.topk, "opset11": o11.topk}[version]
+    node = make(x, k, 1, "max", sort)
+    xml = ov_save(tmp_path / "k.xml", [node.output(0), node.output(1)], [x, k])
+    assert f'type="TopK" version="{version}"' in xml.read_text()
+    rng = np.random.default_rng(5)
+    for size, kk in ((7, 3), (7, 7), (12, 1), (12, 5)):
+        data = rng.permutation(2 * size).astype(np.float32).reshape(2, size)
+        feeds = {"x": data, "k": np.array(kk, k.get_element_type().to_dtype())}
+        values, indices = run_onnx(xml, feeds)
+        want = -np.sort(-data, axis=1)[:, :kk]
+        if sort == "index":
+            want = np.take_along_axis(data, np.sort(np.argsort(-data, axis=1)[:, :kk], axis=1), 1)
+        assert_bitexact(values, want, f"numpy k={kk}")
+        for got, o, v in zip((values, indices), evaluate(ir2onnx.load_ir(xml), feeds).values(),
+                             run_openvino(xml, feeds)):
+            assert_bitexact(got, o, "oracle")
+            assert_bitexact(got, v, "OpenVINO")

@@ -113,3 +113,63 @@ def test_registering_a_key_twice_is_an_error():
     with pytest.raises(RuntimeError, match="two lowerings registered for Convert-opset1"):
         lowers("Convert", "opset1")(lambda ctx, layer, inputs: [])
     assert LOWERINGS[("Convert", "opset1")].__module__ == "ir2onnx.ops.conversion"
+
+
+def _scatter_max_ir(tmp_path, layers=2):
+    """``layers`` ScatterElementsUpdate-12 reduction=max in a chain: ONNX needs opset 18 for them."""
+    from openvino import opset12 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x = ov_parameter([4], np.float32, "x")
+    y = x
+    for _ in range(layers):
+        y = ops.scatter_elements_update(y, ops.constant(np.array([0])), ops.constant(np.array([1], np.float32)),
+                                        ops.constant(0), "max")
+    s = ops.scatter_elements_update(x, ops.constant(np.array([1])), ops.constant(np.array([2], np.float32)),
+                                    ops.constant(0), "sum")  # needs 16: the highest need wins
+    return ov_save(tmp_path / "m.xml", [y, s], [x])
+
+
+def test_opset_chosen_is_the_lowest_every_layer_needs(tmp_path):
+    assert convert_graph(ir2onnx.load_ir(_weights_ir(tmp_path, n=4))).opset == 17
+    conv = convert_graph(ir2onnx.load_ir(_scatter_max_ir(tmp_path)))
+    assert conv.opset == 18
+    assert [(o.domain, o.version) for o in conv.model.opset_import] == [("", 18)]
+    assert ir2onnx.convert(_scatter_max_ir(tmp_path)).opset_import[0].version == 18
+
+
+def test_forced_opset_refuses_every_layer_that_needs_more(tmp_path):
+    from ir2onnx.errors import NeedsOpset, UnsupportedLayers
+
+    xml = _scatter_max_ir(tmp_path, layers=1)
+    with pytest.raises(UnsupportedLayers) as e:
+        ir2onnx.convert(xml, opset=15)
+    assert sorted(p.opset for p in e.value.errors) == [16, 18]
+    assert all(isinstance(p, NeedsOpset) for p in e.value.errors)
+    assert "opset >= 18" in str(e.value) and "opset >= 16" in str(e.value)
+    assert convert_graph(ir2onnx.load_ir(xml), 19).opset == 19  # forced above the need: kept
+
+
+def test_opset_chosen_never_exceeds_what_onnxruntime_loads(tmp_path, monkeypatch):
+    import ir2onnx.runtime as runtime
+    from ir2onnx.errors import NeedsOpset
+
+    monkeypatch.setattr(runtime, "_ORT_MAX_OPSET", 17)  # as if onnxruntime loaded up to 17 only
+    with pytest.raises(NeedsOpset, match="needs ONNX opset >= 18, newer than onnxruntime") as e:
+        ir2onnx.convert(_scatter_max_ir(tmp_path, layers=1))
+    assert e.value.opset == 18
+    with pytest.raises(ir2onnx.errors.UnsupportedLayers, match="newer than onnxruntime"):
+        ir2onnx.convert(_two_needs(tmp_path))
+
+
+def _two_needs(tmp_path):
+    """Two independent layers that need opset 18."""
+    from openvino import opset12 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x = ov_parameter([4], np.float32, "x")
+    ys = [ops.scatter_elements_update(x, ops.constant(np.array([i])), ops.constant(np.array([1], np.float32)),
+                                      ops.constant(0), "max") for i in range(2)]
+    return ov_save(tmp_path / "two.xml", ys, [x])

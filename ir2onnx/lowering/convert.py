@@ -8,7 +8,7 @@ import onnx
 from onnx import helper
 
 from .. import ops  # noqa: F401  (the op modules fill the lowering table)
-from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
+from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, UnsupportedLayers, describe
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
@@ -17,7 +17,7 @@ from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
 
-DEFAULT_OPSET = 17
+DEFAULT_OPSET = 17  # the lowest opset chosen when none is given (a layer may need more)
 MIN_OPSET = 14
 
 
@@ -44,8 +44,10 @@ class Context:
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
+        """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
+        at ``opset`` when it chooses the opset itself)."""
         if self.opset < opset:
-            raise UnsupportedLayer(layer, f"{what} needs ONNX opset >= {opset} (converting with opset {self.opset}; use --opset {opset})")
+            raise NeedsOpset(layer, opset, what, self.opset)
 
     def body(self, graph: Graph, prelude, outputs: list[str]):
         """Lower a sub-graph into its own node list (see :func:`lower_body`)."""
@@ -67,6 +69,11 @@ class Converted:
     tensors: list[TensorEntry]
     node_layers: dict[str, Layer] = field(default_factory=dict)  # ONNX node name -> its IR layer
     summary: list[str] = field(default_factory=list)  # one line per INT8 / compressed-weight form
+
+    @property
+    def opset(self) -> int:
+        """The default-domain ONNX opset the model was lowered at."""
+        return next(o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx"))
 
     @property
     def weight_bytes(self) -> int:
@@ -108,16 +115,21 @@ def check_supported(graph: Graph) -> None:
 QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
-def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET, *, quantized: str = "exact",
+def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
                   compressed_weights: str = "dequantize") -> Converted:
-    """Lower ``graph`` into an ONNX model of the given default-domain opset.
+    """Lower ``graph`` into an ONNX model.
+
+    ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
+    lowering says what it needs through :meth:`Context.require_opset`), never above what the
+    installed onnxruntime loads. A given ``opset`` is used as it is, and the layers that need a
+    newer one are refused (all of them at once, each naming the opset it needs).
 
     ``quantized``: FakeQuantize as exact float emulation (``"exact"``), or as QuantizeLinear ->
     DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
     (``"unpack"``)."""
-    if not MIN_OPSET <= opset <= max_opset():
+    if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
         raise Ir2OnnxError(f"quantized='{quantized}': choose one of {', '.join(QUANTIZED_MODES)}")
@@ -127,7 +139,48 @@ def convert_graph(graph: Graph, opset: int = DEFAULT_OPSET, *, quantized: str = 
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
-    _warn_if_ort_cannot_load(opset)
+
+    def lower(at: int) -> Converted:
+        return _lower(graph, at, quantized, compressed_weights)
+
+    if opset is not None:
+        _warn_if_ort_cannot_load(opset)
+        return lower(opset)
+    from ..runtime import ort_max_opset
+
+    newest = ort_max_opset(max_opset())
+    chosen = DEFAULT_OPSET
+    while True:  # each pass can only raise the opset, and layers past a failed one are seen next
+        try:
+            return lower(chosen)
+        except (NeedsOpset, UnsupportedLayers) as e:
+            problems = getattr(e, "errors", [e])
+            needs = [p.opset for p in problems if isinstance(p, NeedsOpset)]
+            if not needs or max(needs) <= chosen:
+                raise
+            if max(needs) > newest:
+                raise _beyond_onnxruntime(problems, newest) from None
+            chosen = max(needs)
+
+
+def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
+    """The refusal when a layer needs an opset newer than the installed onnxruntime loads."""
+    import onnxruntime
+
+    for p in problems:
+        if isinstance(p, NeedsOpset) and p.opset > newest:
+            p.reason = (f"{p.what} needs ONNX opset >= {p.opset}, newer than onnxruntime "
+                        f"{onnxruntime.__version__} loads ({newest}); --opset {p.opset} writes it anyway")
+            p.args = (f"layer {describe(p.layer)}: {p.reason}",)
+    if len(problems) == 1:
+        return problems[0]
+    many = UnsupportedLayers([(p.layer, p.reason) for p in problems])
+    many.errors = problems
+    return many
+
+
+def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) -> Converted:
+    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights)
@@ -224,7 +277,9 @@ def _walk(ctx: Context, graph: Graph, values: dict, body: bool = False) -> None:
     if len(errors) == 1:
         raise errors[0]
     if errors:
-        raise UnsupportedLayers([(e.layer, e.reason) for e in errors])
+        many = UnsupportedLayers([(e.layer, e.reason) for e in errors])
+        many.errors = errors
+        raise many
 
 
 def _summary(stats: dict) -> list[str]:

@@ -42,9 +42,12 @@ def normalize_axis(layer, value, rank: int, what: str = "axis") -> int:
     return value % rank
 
 
-def const_ints(layer, v: Value, what: str) -> list[int]:
-    """The values of a constant input; UnsupportedLayer when it is known only at run time."""
+def const_ints(layer, v: Value, what: str, why: str | None = None) -> list[int]:
+    """The values of a constant input; UnsupportedLayer when it is known only at run time (``why``:
+    the reason ONNX cannot take it then, e.g. an attribute)."""
     if not v.is_const:
+        if why:
+            raise UnsupportedLayer(layer, f"{what} known only at run time cannot be expressed: {why}")
         raise UnsupportedLayer(layer, f"{what} known only at run time is not supported")
     return [int(a) for a in np.asarray(v.value()).reshape(-1)]
 

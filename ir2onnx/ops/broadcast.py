@@ -1,8 +1,9 @@
 """Broadcast-1/-3 and Tile-1.
 
 Broadcast numpy/bidirectional -> Expand (the target shape may be known only at run time);
-explicit (constant target shape and axes_mapping) -> Reshape (data dims moved to their mapped
-axes), Expand. Tile -> Tile, with the repeats or the data shape padded with leading 1s to one
+explicit -> Reshape (data dims moved to their mapped axes), Expand; with the target shape or
+axes_mapping known only at run time (or several dynamic data dims) the Reshape's shape is built
+in the graph: ScatterElements of the data's Shape into ones at axes_mapping. Tile -> Tile, with the repeats or the data shape padded with leading 1s to one
 rank (Unsqueeze). Small constant inputs fold.
 """
 from __future__ import annotations
@@ -58,6 +59,19 @@ def _explicit(ctx, layer, data, target: list[int], axes_v):
     return [g.Expand(g.Reshape(data, i64(g, placed, "shape")), i64(g, target, "shape"))]
 
 
+def _explicit_in_graph(ctx, layer, data, target_v, axes_v):
+    """Explicit broadcast whose placement is computed at run time: the data's dims scattered into
+    ones (one per target dim) at axes_mapping, Reshape, Expand to the target."""
+    if target_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "target_shape of unknown length: the output rank must be known")
+    if axes_v.is_const and data.rank is not None and int(np.prod(axes_v.shape or (1,))) != data.rank:
+        raise InvalidLayer(layer, f"axes_mapping must have one entry per data dim ({data.rank})")
+    g = ctx.b
+    ones = i64(g, [1] * target_v.shape[0], "ones")
+    placed = g.ScatterElements(ones, g.Reshape(as_int64(g, axes_v), i64(g, [-1])), g.Shape(data), axis=0)
+    return g.Expand(g.Reshape(data, placed), as_int64(g, target_v))
+
+
 def _broadcast(ctx, layer, inputs, bidirectional_allowed: bool):
     data, target_v = inputs[0], inputs[1]
     mode = str(layer.attrs.get("mode", "numpy")).lower()
@@ -67,6 +81,10 @@ def _broadcast(ctx, layer, inputs, bidirectional_allowed: bool):
     if not (target_v.etype.is_integer and target_v.shape is not None and len(target_v.shape) == 1):
         raise InvalidLayer(layer, "target_shape must be a 1-D integer tensor")
     if mode == "explicit":
+        axes_v = inputs[2] if len(inputs) > 2 else None
+        dynamic = data.shape is None or sum(d is None for d in data.shape) > 1
+        if axes_v is not None and (not target_v.is_const or not axes_v.is_const or dynamic):
+            return [_explicit_in_graph(ctx, layer, data, target_v, axes_v)]
         target = const_ints(layer, target_v, "target_shape with mode 'explicit'")
         return _explicit(ctx, layer, data, target, inputs[2] if len(inputs) > 2 else None)
     # (OpenVINO's own Broadcast-1 writes a dummy axes_mapping for numpy mode: it is ignored)

@@ -5,7 +5,8 @@ The Conv node always carries explicit, non-negative ``pads`` (never ONNX ``auto_
 total padding ``max((ceil(X/s) - 1)*s + (K-1)*d + 1 - X, 0)``, the odd element at the end for
 same_upper and at the beginning for same_lower; ``valid`` pads nothing; ``explicit`` takes
 pads_begin / pads_end. With a dynamic spatial dim the same_* pads are still known when the
-stride is 1 (total ``(K-1)*d``); otherwise the layer is refused.
+stride is 1 (total ``(K-1)*d``); otherwise the graph computes them from the run-time size
+(Shape, arithmetic) and pads the input with zeros (Pad) before a Conv without pads.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..lowering.builder import LazyValue
 from ..ir.graph import is_static
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
-from ..lowering.windows import attr_ints, same_pads
+from ..lowering.windows import attr_ints, same_pads, same_pads_in_graph
 
 AUTO_PADS = ("explicit", "notset", "same_upper", "same_lower", "valid")
 FLOAT_TYPES = ("f16", "f32", "f64")  # ONNX Conv's types (onnxruntime's CPU: f16, f32)
@@ -38,6 +39,8 @@ def conv_pads(layer, rank: int, spatial, kernel, strides, dilations) -> list[int
             if any(v < 0 for v in values):
                 raise UnsupportedLayer(layer, f"negative {name}={values} (cropping) is not supported")
         return begins + ends
+    if any(x is None and s > 1 for x, s in zip(spatial, strides)):
+        return None  # the pads depend on a run-time size: computed in the graph (see _lower)
     pairs = [same_pads(layer, mode, x, k, s, d) for x, k, s, d in zip(spatial, kernel, strides, dilations)]
     return [p[0] for p in pairs] + [p[1] for p in pairs]
 
@@ -72,6 +75,8 @@ def _lower(ctx, layer, inputs, grouped: bool):
     dilations = attr_ints(layer, "dilations", rank, 1)
     spatial = [None] * rank if x.shape is None else list(x.shape[2:])
     pads = conv_pads(layer, rank, spatial, kernel, strides, dilations)
+    if pads is None:  # same_* with a stride > 1 on a dynamic dim: Pad(zeros) by pads the graph computes
+        x, pads = _same_padded(ctx, layer, x, spatial, kernel, strides, dilations), [0] * (2 * rank)
     for i, size in enumerate(spatial):
         span = (kernel[i] - 1) * dilations[i] + 1
         if size is not None and size + pads[i] + pads[rank + i] < span:
@@ -116,6 +121,20 @@ def _absorb(other, etype, c_out: int, out_rank: int, make):
     if any(d != 1 for i, d in enumerate(full) if i != 1) or full[1] not in (1, c_out):
         return None
     return make(np.broadcast_to(np.asarray(other.value()).reshape(-1), (c_out,)).astype(etype.numpy))
+
+
+def _same_padded(ctx, layer, x, spatial, kernel, strides, dilations):
+    """x padded with zeros by OpenVINO's same_* pads, from the run-time sizes where dynamic."""
+    g, mode = ctx.b, layer.attrs.get("auto_pad")
+    begins, ends = [i64(g, [0, 0])], [i64(g, [0, 0])]
+    for i, (size, k, s, d) in enumerate(zip(spatial, kernel, strides, dilations)):
+        if size is None:
+            b, e = same_pads_in_graph(g, x, i, mode, (k - 1) * d + 1, s)
+        else:
+            b, e = (i64(g, [p]) for p in same_pads(layer, mode, size, k, s, d))
+        begins.append(b), ends.append(e)
+    zero = g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero")
+    return g.value(g.Pad(x, g.Concat(*begins, *ends, axis=0), zero), x.etype, x.shape)
 
 
 @lowers("Convolution", "opset1")

@@ -34,7 +34,8 @@ def _gather(ctx, layer, inputs, negative: bool):
     rank = len(data.shape)
     if rank == 0:
         raise InvalidLayer(layer, "data must have rank >= 1")
-    axis_values = const_ints(layer, axis_v, "axis")
+    axis_values = const_ints(layer, axis_v, "axis", "ONNX's Gather takes the axis as an attribute "
+                                                    "(an axis computed from static shapes folds)")
     if len(axis_values) != 1:
         raise InvalidLayer(layer, f"axis must hold one value, got {axis_values}")
     axis = normalize_axis(layer, axis_values[0], rank)

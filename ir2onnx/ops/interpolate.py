@@ -1,4 +1,4 @@
-"""Interpolate-4 and Interpolate-11 with constant scales and axes, constant or run-time sizes ->
+"""Interpolate-4 and Interpolate-11 with constant axes, constant or run-time scales or sizes ->
 (Pad), Resize.
 
 OpenVINO's modes map onto ONNX Resize exactly where the two define the same function:
@@ -8,9 +8,9 @@ outside the input are dropped and the weights renormalised, which equals ONNX's 
 cubic (cube_coeff -> cubic_coeff_a, exclude_outside=0: indices clamped to the edge). The
 coordinate transformations half_pixel, pytorch_half_pixel, asymmetric and align_corners are
 ONNX's. Refused: antialias, the Pillow modes, tf_half_pixel_for_nn (ONNX Resize-13+ dropped it),
-nearest_mode=simple, negative pads, scales whose output size OpenVINO computes differently
-from ONNX (OpenVINO: trunc(d * (scale + 1e-6)), ONNX: trunc(d * scale)) and, for that reason,
-scales known only at run time. Run-time sizes (FPN's "resize to the other map's size") go to
+nearest_mode=simple, negative pads, constant scales whose output size OpenVINO computes
+differently from ONNX (OpenVINO: trunc(d * (scale + 1e-6)), ONNX: trunc(d * scale)). Scales known
+only at run time: :mod:`.interpolate_scales`. Run-time sizes (FPN's "resize to the other map's size") go to
 Resize's sizes input; every listed axis is then assumed to move (onnxruntime's layout rules).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
+from .interpolate_scales import check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
@@ -74,19 +75,33 @@ def _pads(layer, rank: int) -> tuple[list[int], list[int]]:
 def _axes(layer, axes_v, rank: int) -> list[int]:
     if axes_v is None:
         return list(range(rank))
-    axes = const_ints(layer, axes_v, "axes")
+    axes = const_ints(layer, axes_v, "axes", "onnxruntime's Resize accepts only some layouts of "
+                                             "moving axes (and opset 18 takes axes as an attribute): they "
+                                             "are checked at convert time")
     if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
         raise InvalidLayer(layer, f"axes {axes} must be distinct values in [0, {rank})")
     return axes
 
 
-def _scales(layer, scales_v, axes, padded):
+def _scales(layer, scales_v, axes, padded, ctm):
+    """The constant scales, and whether ONNX's size rule may differ from OpenVINO's (then the
+    graph keeps OpenVINO's: :mod:`.interpolate_scales`; refused for pytorch_half_pixel)."""
     if not scales_v.is_const:
         raise UnsupportedLayer(layer, "scales known only at run time are not supported")
     scales = np.asarray(scales_v.value()).astype(np.float32).reshape(-1)
     if scales.size < len(axes):
         raise InvalidLayer(layer, f"{scales.size} scales for {len(axes)} axes")
     scales = scales[:len(axes)]
+    try:
+        _same_size_rule(layer, axes, scales, padded)
+    except UnsupportedLayer:
+        if ctm == "pytorch_half_pixel":
+            raise
+        return scales, True
+    return scales, False
+
+
+def _same_size_rule(layer, axes, scales, padded) -> None:
     for axis, s in zip(axes, scales):
         if not s > 0:
             raise InvalidLayer(layer, f"scale {s} for axis {axis} must be positive")
@@ -98,7 +113,6 @@ def _scales(layer, scales_v, axes, padded):
         elif ov_scaled_dim(d, s) != int(np.float32(d) * s):
             raise UnsupportedLayer(layer, f"scale {s} on axis {axis} of size {d}: OpenVINO makes "
                                           f"{ov_scaled_dim(d, s)} elements, ONNX Resize {int(np.float32(d) * s)}")
-    return scales
 
 
 def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
@@ -118,8 +132,15 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     padded = [None if d is None else d + b + e for d, b, e in zip(x.shape, begins, ends)]
     g = ctx.b
     sizes = None
-    if use_scales:
-        scales = _scales(layer, scales_v, axes, padded)
+    run_scales = use_scales and not scales_v.is_const
+    if run_scales:
+        if mode != "nearest":  # (nearest: the indices are computed in the graph, any ctm)
+            check_run_time_scales(layer, ctm)
+        scales = _run_time_scales(layer, g, scales_v, len(axes))
+    elif use_scales:
+        scales, run_scales = _scales(layer, scales_v, axes, padded, ctm)
+        if run_scales:
+            scales = g.const(scales, np.float32, "scales")
     elif size_v.is_const:
         sizes = const_ints(layer, size_v, "sizes")
         if len(sizes) < len(axes):
@@ -132,14 +153,17 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     data = x
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
-    if isinstance(sizes, str):  # known at run time: any of the axes may grow or shrink
+    if run_scales and mode == "nearest":  # exact: the indices computed as OpenVINO does, Gather
+        return [nearest_by_gather(g, data, scales, axes, ctm, layer.attrs["nearest_mode"])]
+    if isinstance(sizes, str) or run_scales:  # known at run time: any of the axes may grow or shrink
         moving, shrinking = list(axes), set(axes)
     else:
-        moving = [a for i, a in enumerate(axes)
+        moving = [a for i, a in enumerate(axes)  # (scales / sizes are constants here)
                   if (scales[i] if use_scales else sizes[i]) != (1 if use_scales else padded[a])]
         shrinking = {a for i, a in enumerate(axes) if a in moving and (
             scales[i] < 1 if use_scales else padded[a] is None or sizes[i] < padded[a])}
-    _check_ort_layout(layer, mode, rank, moving, shrinking)
+    if not (run_scales and not scales_v.is_const):  # run-time scales: onnxruntime checks the values
+        _check_ort_layout(layer, mode, rank, moving, shrinking)  # itself (an error, never a wrong value)
     squeeze = mode != "nearest" and rank == 1  # onnxruntime interpolates 2-D, not 1-D
     if squeeze:
         data, axes, padded = g.Unsqueeze(data, i64(g, [0])), [1], [1] + padded
@@ -151,7 +175,11 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
         attrs["nearest_mode"] = layer.attrs["nearest_mode"]
     if mode == "cubic":
         attrs.update(cubic_coeff_a=float(layer.attrs["cube_coeff"]), exclude_outside=0)
-    if ctx.opset >= 18:
+    if run_scales and ctm == "align_corners":  # lengths on both sides: OpenVINO's sizes
+        use_scales, sizes = False, ov_sizes(g, data, scales, axes)
+    if run_scales and use_scales:
+        out = resize_by_scales(g, data, scales, axes, len(padded), attrs)
+    elif ctx.opset >= 18:
         attrs["axes"] = axes
         if use_scales:
             out = g.Resize(data, None, g.const(scales, np.float32, "scales"), **attrs)
@@ -181,6 +209,19 @@ def _check_ort_layout(layer, mode: str, rank: int, moving: list[int], shrinking=
                                       "supported (onnxruntime's Resize interpolates 2-D, NCHW/NHWC"
                                       + (" and 3-D, NCDHW layouts)" if mode != "cubic" else
                                          " layouts, NHWC only upsampling)"))
+
+
+def _run_time_scales(layer, g, scales_v, count: int) -> str:
+    """The f32 name of scales known only at run time (their first ``count`` values)."""
+    if scales_v.etype.name not in ("f16", "f32", "f64") or scales_v.shape is None or len(scales_v.shape) != 1 \
+            or scales_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "run-time scales must be a 1-D float tensor of known length")
+    if scales_v.shape[0] < count:
+        raise InvalidLayer(layer, f"{scales_v.shape[0]} scales for {count} axes")
+    scales = scales_v.name if scales_v.etype.name == "f32" else g.Cast(scales_v, to=1)
+    if scales_v.shape[0] > count:
+        scales = g.Slice(scales, i64(g, [0]), i64(g, [count]), i64(g, [0]))
+    return scales
 
 
 def _runtime_sizes(layer, g, size_v, count: int) -> str:

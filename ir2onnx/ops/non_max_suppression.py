@@ -19,8 +19,13 @@ in any order, ``center_point_box=1`` for box_encoding=center). Where the two dif
   ties by the smaller index, a stable sort) and Gather of the rows.
 - valid_outputs is the number of rows; the rows are not padded with -1 (OpenVINO's CPU plugin does
   not pad either, for -5 nor -9).
-- Soft-NMS (soft_nms_sigma != 0) has no ONNX counterpart: refused, as is a sigma, an IoU or a
-  score threshold known only at run time.
+- Soft-NMS (soft_nms_sigma != 0) has no ONNX counterpart: refused, as is a sigma known only at
+  run time (it may be non-zero).
+- thresholds known only at run time: the IoU threshold is clipped to [0, 1] (onnxruntime rejects
+  others; above 1 nothing is suppressed either way) and a negative one keeps one box per class
+  (max_output_boxes_per_class min 1), as the spec's negative threshold suppresses every other
+  box; scores not above a run-time score threshold become NaN (Where), which ONNX's
+  ``score > -FLT_MAX`` drops, and selected_scores are gathered from the original scores.
 
 OpenVINO 2026.4's CPU plugin suppresses at ``iou >= iou_threshold`` (measured; so with
 iou_threshold 0 it keeps one box per class, except zero-area boxes), where the spec and the source
@@ -52,6 +57,19 @@ def _scalar(layer, v: Value | None, what: str, default: float) -> float:
     if values.size != 1:
         raise InvalidLayer(layer, f"{what} must hold one value, got {values.size}")
     return values[0]
+
+
+def _one_value(layer, v: Value, what: str) -> Value:
+    """A run-time threshold: one float value."""
+    if v.etype is None or v.etype.name not in FLOATS + ("f64",):
+        raise InvalidLayer(layer, f"{what} must be a float, got {v.etype.name if v.etype else '?'}")
+    if v.shape is not None and None not in v.shape and int(np.prod(v.shape)) != 1:
+        raise InvalidLayer(layer, f"{what} must hold one value, got shape {list(v.shape)}")
+    return v
+
+
+def _f32(g, v: Value) -> str:
+    return v.name if v.etype.name == "f32" else g.Cast(v, to=TensorProto.FLOAT)
 
 
 def _check_inputs(layer, boxes: Value, scores: Value) -> None:
@@ -92,20 +110,35 @@ def nms(ctx, layer, inputs):
     boxes, scores, max_boxes, iou_v, score_v, sigma_v = inputs
     _check_inputs(layer, boxes, scores)
     itype = output_type(layer)
+    if sigma_v is not None and not sigma_v.is_const:
+        raise UnsupportedLayer(layer, "soft_nms_sigma known only at run time: it may be non-zero, and Soft-NMS "
+                                      "has no ONNX counterpart")
     sigma = float(_scalar(layer, sigma_v, "soft_nms_sigma", 0.0))
     if sigma != 0.0:
         raise UnsupportedLayer(layer, f"Soft-NMS (soft_nms_sigma={sigma:g}) has no ONNX counterpart")
-    iou = np.float32(_scalar(layer, iou_v, "iou_threshold", 0.0))
-    if not iou >= 0:
-        raise UnsupportedLayer(layer, f"iou_threshold {iou:g} (negative or NaN) suppresses boxes that do not overlap; "
-                                      "ONNX's NonMaxSuppression never does")
-    score = np.float32(_scalar(layer, score_v, "score_threshold", 0.0))
-    if np.isnan(score):
-        raise InvalidLayer(layer, "score_threshold is NaN")
     g = ctx.b
     f32 = TensorProto.FLOAT
+    run_time_iou = iou_v is not None and not iou_v.is_const
+    if not run_time_iou:
+        iou = np.float32(_scalar(layer, iou_v, "iou_threshold", 0.0))
+        if not iou >= 0:
+            raise UnsupportedLayer(layer, f"iou_threshold {iou:g} (negative or NaN) suppresses boxes that do not "
+                                          "overlap; ONNX's NonMaxSuppression never does")
+        iou_name = g.const([min(iou, np.float32(1))], np.float32, "iou_threshold")
+    else:
+        iou_name = g.Reshape(_f32(g, _one_value(layer, iou_v, "iou_threshold")), i64(g, [1]))
     bx = boxes if boxes.etype.name == "f32" else g.Cast(boxes, to=f32)
     sc = scores if scores.etype.name == "f32" else g.Cast(scores, to=f32)
+    sc_nms = sc
+    if score_v is not None and not score_v.is_const:  # s > threshold kept (as onnxruntime); the rest NaN
+        thr = _f32(g, _one_value(layer, score_v, "score_threshold"))
+        sc_nms = g.Where(g.Greater(sc, g.Reshape(thr, i64(g, []))), sc, g.const(np.float32(np.nan), np.float32, "nan"))
+        score_gt = np.float32(np.finfo(np.float32).min)
+    else:
+        score = np.float32(_scalar(layer, score_v, "score_threshold", 0.0))
+        if np.isnan(score):
+            raise InvalidLayer(layer, "score_threshold is NaN")
+        score_gt = score  # ONNX keeps s > score_threshold, as onnxruntime runs the source ONNX model
     if max_boxes is None:
         count = i64(g, [0], "max_boxes")
     elif max_boxes.is_const:
@@ -120,8 +153,12 @@ def nms(ctx, layer, inputs):
             raise InvalidLayer(layer, f"max_output_boxes_per_class must be an integer, got {max_boxes.etype.name}")
         mb = max_boxes.name if max_boxes.etype.name == "i64" else g.Cast(max_boxes, to=TensorProto.INT64)
         count = g.Reshape(mb, i64(g, [1], "one"))
-    selected = g.NonMaxSuppression(bx, sc, count, g.const([iou], np.float32, "iou_threshold"),
-                                   g.const([score], np.float32, "score_threshold"),
+    if run_time_iou:  # a negative threshold suppresses every other box: one per class
+        negative = g.Less(iou_name, g.const([0], np.float32, "zero"))
+        count = g.Where(negative, g.Min(count, i64(g, [1], "one")), count)
+        iou_name = g.Clip(iou_name, g.const(np.float32(0), np.float32, "zero"), g.const(np.float32(1), np.float32, "one"))
+    selected = g.NonMaxSuppression(bx, sc_nms, count, iou_name,
+                                   g.const([score_gt], np.float32, "score_threshold"),
                                    center_point_box=int(layer.attrs["box_encoding"] == "center"))
     picked = g.GatherND(sc, selected)  # [M] f32 scores of the selected boxes
     if layer.attrs["sort_result_descending"]:

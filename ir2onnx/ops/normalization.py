@@ -27,12 +27,15 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64, shape_of
+from ..lowering.shapes import as_int64, i64, shape_of
 
 _FLOAT = 1  # TensorProto.FLOAT
 
 
-def _reduce_mean(g, x, axes: list[int]) -> str:
+def _reduce_mean(g, x, axes) -> str:
+    """Mean over ``axes``: a list, or an int64 name of run-time axes (opset 18; none: x itself)."""
+    if isinstance(axes, str):
+        return g.ReduceMean(x, axes, keepdims=1, noop_with_empty_axes=1)
     if g.opset >= 18:
         return g.ReduceMean(x, i64(g, axes, "axes"), keepdims=1)
     return g.ReduceMean(x, axes=axes, keepdims=1)
@@ -57,8 +60,11 @@ def mvn6(ctx, layer, inputs):
         raise UnsupportedLayer(layer, f"MVN on element type {x.etype.name if x.etype else '?'} is not supported")
     if x.shape is None:
         raise UnsupportedLayer(layer, "data of unknown rank is not supported")
-    raw = const_ints(layer, axes_v, "axes")
     rank = len(x.shape)
+    if not axes_v.is_const:  # ReduceMean's axes input; no axes: x - x as below
+        ctx.require_opset(layer, 18, "MVN with axes known only at run time")
+        return [_mvn_chain(ctx, layer, x, _run_time_axes(ctx.b, axes_v, rank))]
+    raw = const_ints(layer, axes_v, "axes")
     axes = sorted({normalize_axis(layer, a, rank, "axes value") for a in raw})
     if len(axes) != len(raw):
         raise InvalidLayer(layer, f"axes {raw} name a dimension twice")
@@ -78,6 +84,21 @@ def mvn6(ctx, layer, inputs):
             and all(d is not None for d in tail)):
         ones = g.const(np.ones(tail, et.numpy), et.numpy, "ones")
         return [g.LayerNormalization(x, ones, axis=axes[0], epsilon=eps)]
+    return [_mvn_chain(ctx, layer, x, axes)]
+
+
+def _run_time_axes(g, axes_v, rank: int) -> str:
+    """Run-time axes as an int64 vector, negative ones plus ``rank``."""
+    axes = g.Reshape(as_int64(g, axes_v), i64(g, [-1]))
+    return g.Where(g.Less(axes, i64(g, 0)), g.Add(axes, i64(g, rank)), axes)
+
+
+def _mvn_chain(ctx, layer, x, axes):
+    """ReduceMean, Sub [, Pow, ReduceMean, Add/Sqrt, Div] over ``axes`` (a list or a name)."""
+    g, et = ctx.b, x.etype
+    normalize = bool(layer.attrs["normalize_variance"])
+    eps = float(layer.attrs["eps"])
+    inside = str(layer.attrs["eps_mode"]).lower() == "inside_sqrt"
     work = g.Cast(x, to=_FLOAT) if et.name == "f16" else x
     ct = np.float32 if et.name == "f16" else et.numpy
     centered = g.Sub(work, _reduce_mean(g, work, axes))
@@ -87,7 +108,7 @@ def mvn6(ctx, layer, inputs):
         e = g.const(eps, ct, "eps")
         denom = g.Sqrt(g.Add(var, e)) if inside else g.Add(g.Sqrt(var), e)
         out = g.Div(centered, denom)
-    return [g.Cast(out, to=et.onnx) if et.name == "f16" else out]
+    return g.Cast(out, to=et.onnx) if et.name == "f16" else out
 
 
 # -- GroupNormalization, BatchNormInference --------------------------------------------------
@@ -213,6 +234,12 @@ def normalize_l2(ctx, layer, inputs):
     float_input(ctx, layer, x)
     if x.rank is None:
         raise UnsupportedLayer(layer, "NormalizeL2 needs data of known rank")
+    g = ctx.b
+    if not axes_v.is_const:  # ReduceSum's axes input (opset 13); no axes: x / |x| as the spec says
+        eps = g.const(np.asarray(layer.attrs["eps"], x.etype.numpy), x.etype.numpy, "eps")
+        total = g.ReduceSum(g.Mul(x, x), _run_time_axes(g, axes_v, x.rank), keepdims=1, noop_with_empty_axes=1)
+        total = g.Max(total, eps) if layer.attrs["eps_mode"] == "max" else g.Add(total, eps)
+        return [g.Div(x, g.Sqrt(total))]
     axes = const_ints(layer, axes_v, "axes")
     if not axes:
         raise UnsupportedLayer(layer, "NormalizeL2 over no axes is not supported (OpenVINO's CPU plugin "

@@ -6,8 +6,10 @@ The output size per axis follows OpenVINO: explicit/valid pads with ``floor`` or
 rounding (``ceil_torch`` drops a last window that would start in the end padding), auto_pad
 same_* gives ``ceil(X / s)`` with the padding split like Convolution. The ONNX pooling node never
 uses ``auto_pad`` or ``ceil_mode``: its end pad is widened (or a Slice crops) so that floor
-rounding yields exactly that size, which is exact because padded elements never count (a dynamic spatial
-dim keeps the layer's pads; it needs floor rounding, or auto_pad same_* with stride 1):
+rounding yields exactly that size, which is exact because padded elements never count. A dynamic spatial dim
+keeps the layer's pads under floor rounding (and auto_pad same_* with stride 1); with ceil,
+ceil_torch or same_* with a stride > 1 the graph computes the pads from the run-time size
+(:mod:`ir2onnx.ops.pooling_padding`):
 
 * MaxPool: padding is ignored (a window with no input element gives the type's lowest finite
   value, as OpenVINO's CPU plugin does; the ONNX form then pads with that value explicitly);
@@ -32,6 +34,7 @@ from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
 from ..lowering.windows import attr_ints, same_pads
+from .pooling_padding import graph_padded, may_have_empty_window, needs_graph_pads, window_counts
 
 MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
 AVG_TYPES = ("f16", "f32")  # onnxruntime's CPU AveragePool has no double kernel (1.32, measured)
@@ -46,6 +49,7 @@ class Axis:
     begin: int  # pads as OpenVINO sees them
     end: int
     out: int | None
+    rule: str = "floor"  # how a dynamic axis counts windows: floor, ceil, ceil_torch, same_upper/lower
 
     @property
     def span(self) -> int:
@@ -105,12 +109,10 @@ def axes_of(layer, x, dilated: bool) -> list[Axis]:
         b, e = begins[i], ends[i]
         span = (k - 1) * d + 1
         if size is None:
+            rule = rounding if mode in ("explicit", "notset", "valid") else mode
             if mode in ("same_upper", "same_lower") and s == 1:
-                b, e = same_pads(layer, mode, None, k, s, d)
-            elif mode in ("same_upper", "same_lower") or rounding != "floor":
-                raise UnsupportedLayer(layer, f"rounding_type={rounding} / auto_pad={mode} on a dynamic "
-                                              "spatial dim: the output size is only known at run time")
-            out.append(Axis(None, k, s, d, b, e, None))
+                (b, e), rule = same_pads(layer, mode, None, k, s, d), "floor"
+            out.append(Axis(None, k, s, d, b, e, None, rule))  # see pooling_padding
             continue
         if mode in ("same_upper", "same_lower"):
             b, e = same_pads(layer, mode, size, k, s, d)
@@ -161,13 +163,17 @@ def _max_pool(ctx, layer, inputs, dilated: bool, with_indices: bool = False):
     g = ctx.b
     kw = dict(kernel_shape=[a.kernel for a in axes], strides=[a.stride for a in axes],
               dilations=[a.dilation for a in axes] if dilated else None)
-    if any(a.has_empty_window or a.begin >= a.kernel or a.onnx_end >= a.kernel for a in axes):
-        if with_indices:
-            raise UnsupportedLayer(layer, "the indices output with windows past onnxruntime's pad limit (pads "
-                                          ">= kernel, or a window of padding only) is not supported")
-        # onnxruntime wants pads < kernel and has no "lowest value" for windows without input
-        pads = [0, 0] + [a.begin for a in axes] + [0, 0] + [a.onnx_end for a in axes]
+    padded_in_graph = needs_graph_pads(axes)  # the pads depend on the run-time size
+    past_limit = any(a.has_empty_window or a.begin >= a.kernel or a.onnx_end >= a.kernel for a in axes)
+    if with_indices and (padded_in_graph or past_limit):
+        raise UnsupportedLayer(layer, "the indices output with pads computed at run time or past "
+                                      "onnxruntime's pad limit (pads >= kernel, or a window of padding "
+                                      "only) is not supported")
+    if padded_in_graph or past_limit:  # onnxruntime: pads < kernel, no "lowest value" for empty windows
         lowest = g.const(np.asarray(_lowest(x.etype), x.etype.numpy), x.etype.numpy, "lowest")
+        if padded_in_graph:
+            return [_slice_extra(ctx, g.MaxPool(graph_padded(g, x, axes, lowest), **kw), axes)]
+        pads = [0, 0] + [a.begin for a in axes] + [0, 0] + [a.onnx_end for a in axes]
         return [_slice_extra(ctx, g.MaxPool(g.Pad(x, i64(g, pads, "pads"), lowest), **kw), axes)]
     if not with_indices:
         return [_slice_extra(ctx, g.MaxPool(x, pads=_pads(axes), **kw), axes)]
@@ -242,6 +248,8 @@ def _avg_pool(ctx, layer, inputs, dilated: bool = False):
         kw["dilations"] = [a.dilation for a in axes]
     if exclude and any(a.begin >= a.kernel or a.end >= a.kernel for a in axes):
         raise InvalidLayer(layer, "exclude-pad=true needs every pad smaller than the kernel")
+    if needs_graph_pads(axes):
+        return _avg_pool_graph_pads(ctx, layer, x, axes, exclude, kw)
     if not exclude and padded:
         # divisor: the whole kernel. Windows that hold padding only (ceil rounding) are zeros,
         # appended by a Pad after the pooling; the rest fit inside the pads onnxruntime allows.
@@ -258,6 +266,29 @@ def _avg_pool(ctx, layer, inputs, dilated: bool = False):
         raise UnsupportedLayer(layer, "a pooling window holds no input element (ceil rounding past the "
                                       "input): OpenVINO's result there is not defined")
     return _slice_extra(ctx, g.AveragePool(x, pads=_pads(axes), count_include_pad=0, **kw), axes)
+
+
+def _avg_pool_graph_pads(ctx, layer, x, axes, exclude: bool, kw):
+    """AvgPool on dynamic dims whose pads the graph computes: Pad(zeros) -> AveragePool gives the
+    window sums / kernel size; exclude-pad (and include-pad without pads, which OpenVINO treats
+    alike) divides that by the share of input elements in the window (the same pooling over a
+    mask of ones). Whether same_* pads are zero is known at run time only: Where picks then."""
+    g = ctx.b
+    if (exclude or not any(a.begin or a.end for a in axes)) and any(may_have_empty_window(a) for a in axes):
+        raise UnsupportedLayer(layer, "ceil rounding can give a window that holds no input element on a "
+                                      "dynamic dim (stride - 1 + pads_end >= kernel): OpenVINO's result "
+                                      "there is not defined")
+    zero = g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero")
+    sums = _slice_extra(ctx, g.AveragePool(graph_padded(g, x, axes, zero), **kw), axes)
+    if not exclude and any(a.begin or a.end for a in axes):
+        return sums  # include-pad with pads: the divisor is the whole kernel, padding-only windows 0
+    counts = _slice_extra(ctx, window_counts(g, x, axes, x.etype), axes)
+    mean = g.Div(sums, counts)
+    if exclude or not any(a.rule in ("same_upper", "same_lower") for a in axes):
+        return mean
+    # include-pad: the whole kernel where the same_* pads are not zero (some window holds padding)
+    padded = g.Less(g.ReduceMin(counts, keepdims=0), g.const(np.ones((), x.etype.numpy), x.etype.numpy, "one"))
+    return g.Where(padded, sums, mean)
 
 
 @lowers("AvgPool", "opset1")

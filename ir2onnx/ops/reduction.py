@@ -1,11 +1,13 @@
-"""The reductions over constant axes (keep_dims): ReduceSum, ReduceProd, ReduceMean, ReduceMax,
+"""The reductions (keep_dims): ReduceSum, ReduceProd, ReduceMean, ReduceMax,
 ReduceMin (-1) and ReduceL1, ReduceL2 (-4), through one shared lowering (axes as an input from ONNX
 opset 18, narrow integers via i64; ReduceL1/L2 on floats only); ReduceLogicalAnd/Or-1 on booleans.
 
 Small constant inputs are folded at convert time. Integer ReduceProd halves each reduced axis with
 Slice and Mul (onnxruntime's integer ReduceProd saturates where the spec wraps). Integer ReduceMean
 is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference); OpenVINO's CPU plugin
-saturates the sum of narrower integers, which ONNX cannot mirror.
+saturates the sum of narrower integers, which ONNX cannot mirror. Axes known only at run time go
+to the ONNX axes input (ReduceSum from opset 13, the others need opset 18: the converter then
+chooses 18), negative ones normalised in the graph, noop_with_empty_axes=1.
 
 ReduceLogicalAnd/Or-1 (ONNX has no boolean reduction) count in i64: And is ReduceSum(Cast(Not x))
 == 0, Or is ReduceSum(Cast(x)) > 0, so an empty slice gives true / false as the spec's identities
@@ -17,19 +19,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import const_ints, float_input, foldable
+from ..lowering.inputs import const_ints, float_input, foldable, known_rank
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ..lowering.shapes import as_int64, i64
 
 _INT64 = 7  # TensorProto.INT64
 
 
 def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     x, axes_v = inputs
-    if not axes_v.is_const:
-        raise UnsupportedLayer(layer, "axes known only at run time are not supported")
     if x.etype.name in ("boolean", "string") or x.etype.numpy is None:
         raise UnsupportedLayer(layer, f"{layer.type} on element type {x.etype.name} has no ONNX counterpart")
+    if not axes_v.is_const:
+        return [_run_time_axes(ctx, layer, x, axes_v, onnx_op)]
     keep = bool(layer.attrs.get("keep_dims", False))
     axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
     rank = x.rank
@@ -56,6 +58,36 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     else:
         out = _onnx_reduce(ctx, onnx_op, data, axes, keep)
     return [out if back is None else g.Cast(out, to=back)]
+
+
+def normalized_axes(ctx, layer, x, axes_v) -> str:
+    """Axes known at run time as int64, negative ones plus the rank (which must be known)."""
+    rank = known_rank(layer, x, 0)
+    g = ctx.b
+    axes = as_int64(g, axes_v)
+    return g.Where(g.Less(axes, i64(g, 0)), g.Add(axes, i64(g, rank)), axes)
+
+
+def _run_time_axes(ctx, layer, x, axes_v, onnx_op: str) -> str:
+    """Axes known at run time -> the ONNX reduction's axes input (ReduceSum from opset 13, the
+    others from 18), noop_with_empty_axes=1 as OpenVINO reduces over no axis for empty axes;
+    ReduceL1/L2 reduce |x| so that no axis gives |x| too."""
+    if onnx_op != "ReduceSum":
+        ctx.require_opset(layer, 18, f"{layer.type} with axes known only at run time")
+    if onnx_op == "ReduceProd" and x.etype.is_integer:
+        raise UnsupportedLayer(layer, "integer ReduceProd over axes known only at run time is not supported "
+                                      "(onnxruntime's ReduceProd saturates where the spec wraps; the exact "
+                                      "Slice/Mul chain needs the axes at convert time)")
+    g = ctx.b
+    axes = normalized_axes(ctx, layer, x, axes_v)
+    data, back = x, None
+    if x.etype.is_integer and x.etype.name not in ("i32", "i64"):
+        data, back = g.Cast(x, to=_INT64), x.etype.onnx
+    if onnx_op in ("ReduceL1", "ReduceL2"):
+        data = g.Abs(data)
+    out = g.op(onnx_op, data, axes, keepdims=int(bool(layer.attrs.get("keep_dims", False))),
+               noop_with_empty_axes=1)
+    return out if back is None else g.Cast(out, to=back)
 
 
 def _onnx_reduce(ctx, onnx_op: str, data, axes, keep: bool):
@@ -123,6 +155,12 @@ def reduce_mean(ctx, layer, inputs):
     total = _reduce(ctx, layer, inputs, "ReduceSum", np.sum)[0]
     if total is x:
         return [x]
+    g = ctx.b
+    if not axes_v.is_const:  # the element count: the product of the reduced dims (1 for none)
+        dims = g.Gather(g.Shape(x), normalized_axes(ctx, layer, x, axes_v), axis=0)
+        count = g.Max(g.Cast(g.ReduceProd(dims, keepdims=0), to=x.etype.onnx),
+                      g.const(np.asarray(1, x.etype.numpy), x.etype.numpy, "one"))
+        return [g.Div(total, count)]
     rank = x.rank
     axes = {a % rank for a in const_ints(layer, axes_v, "axes")} if rank else set()
     dims = [x.shape[a] for a in axes]

@@ -1,6 +1,9 @@
 """Reverse-1 -> Slice(step -1), Roll-7 -> Slice, Slice, Concat per axis and ReverseSequence-1 ->
 ReverseSequence (Transposes around it when the batch and sequence axes are not 0 and 1). All only
-move data (Slice, Concat and ReverseSequence keep every bit, f16 signalling NaNs included)."""
+move data (Slice, Concat and ReverseSequence keep every bit, f16 signalling NaNs included). Axes
+known only at run time: Reverse slices every axis with a step of -1 or 1 chosen in the graph
+(Where); Roll rolls every axis by the sum of the shifts whose axis names it (Equal, Where,
+ReduceSum), 0 for the others."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,9 +28,9 @@ def reverse1(ctx, layer, inputs):
     the reversed axes (negative and repeated indices allowed, as OpenVINO does)."""
     data, axes_v = inputs
     known_rank(layer, data)
-    if not axes_v.is_const:
-        raise UnsupportedLayer(layer, "run-time reversed axes are not supported (they must be a constant)")
     ctx.onnx_type(layer, data.etype)
+    if not axes_v.is_const:
+        return [_reverse_run_time(ctx, layer, data, axes_v)]
     values = np.asarray(axes_v.value())
     if values.ndim > 1:
         raise InvalidLayer(layer, f"axis must be a 1-D tensor, got shape {values.shape}")
@@ -51,6 +54,31 @@ def reverse1(ctx, layer, inputs):
         return [np.ascontiguousarray(np.flip(data.value(), tuple(axes)))]
     g, n = ctx.b, len(axes)
     return [g.Slice(data, i64(g, [-1] * n), i64(g, [INT64_MIN] * n), i64(g, axes), i64(g, [-1] * n))]
+
+
+def _reverse_run_time(ctx, layer, data, axes_v):
+    """One Slice over every axis: step -1 (from -1 to INT64_MIN) where the axis is reversed."""
+    g, r = ctx.b, data.rank
+    if r == 0:
+        return data
+    if layer.attrs["mode"] == "mask":
+        flags = g.Cast(g.Reshape(axes_v, i64(g, [r])), to=9)
+    else:
+        flags = _named(g, _normalized(g, axes_v, r), r)
+    where = lambda yes, no: g.Where(flags, i64(g, [yes] * r), i64(g, [no] * r))  # noqa: E731
+    return g.Slice(data, where(-1, 0), where(INT64_MIN, INT64_MAX), i64(g, list(range(r))), where(-1, 1))
+
+
+def _normalized(g, axes_v, rank: int) -> str:
+    """Run-time axes as an int64 vector, negative ones plus ``rank``."""
+    axes = g.Reshape(as_int64(g, axes_v), i64(g, [-1]))
+    return g.Where(g.Less(axes, i64(g, 0)), g.Add(axes, i64(g, rank)), axes)
+
+
+def _named(g, axes: str, rank: int) -> str:
+    """bool [rank]: whether each axis is among ``axes``."""
+    hits = g.Equal(i64(g, np.arange(rank).reshape(rank, 1)), g.Unsqueeze(axes, i64(g, [0])))
+    return g.Greater(g.ReduceSum(g.Cast(hits, to=7), i64(g, [1]), keepdims=0), i64(g, 0))
 
 
 def _shift_terms(ctx, layer, shift_v, n_axes):
@@ -78,12 +106,12 @@ def roll7(ctx, layer, inputs):
     on static dims are folded into the Slice bounds; otherwise Mod/Sub compute them at run time."""
     data, shift_v, axes_v = inputs
     known_rank(layer, data, 1)
-    if not axes_v.is_const:
-        raise UnsupportedLayer(layer, "run-time roll axes are not supported (they must be a constant)")
     ctx.onnx_type(layer, data.etype)
     for v, what in ((shift_v, "shift"), (axes_v, "axes")):
         if v.etype.numpy is None or np.dtype(v.etype.numpy).kind not in "iu":
             raise InvalidLayer(layer, f"{what} must be i32 or i64, got {v.etype.name}")
+    if not axes_v.is_const:
+        return [_roll_run_time_axes(ctx, layer, data, shift_v, axes_v)]
     axes_raw = np.asarray(axes_v.value()).astype(np.int64).reshape(-1)
     if np.asarray(axes_v.value()).ndim > 1:
         raise InvalidLayer(layer, "axes must be a scalar or a 1-D tensor")
@@ -106,6 +134,23 @@ def roll7(ctx, layer, inputs):
         for a, s in per_axis.items():
             out = np.roll(out, s, axis=a)
         return [np.ascontiguousarray(out)]
+    return [_roll_axes(ctx, data, per_axis)]
+
+
+def _roll_run_time_axes(ctx, layer, data, shift_v, axes_v):
+    """Every axis rolled by the sum of the shifts listed for it (a scalar shift applies to each
+    listed axis)."""
+    g, r = ctx.b, data.rank
+    axes = _normalized(g, axes_v, r)
+    shifts = g.Expand(g.Reshape(as_int64(g, shift_v), i64(g, [-1])), g.Shape(axes))
+    hits = g.Equal(i64(g, np.arange(r).reshape(r, 1)), g.Unsqueeze(axes, i64(g, [0])))
+    per = g.ReduceSum(g.Where(hits, g.Unsqueeze(shifts, i64(g, [0])), i64(g, 0)), i64(g, [1]), keepdims=0)
+    return _roll_axes(ctx, data, {a: g.Slice(per, i64(g, [a]), i64(g, [a + 1])) for a in range(r)})
+
+
+def _roll_axes(ctx, data, per_axis: dict):
+    """Roll ``data`` along each axis by its shift (an int, or an int64 [1] tensor name)."""
+    g = ctx.b
     x = data
     for a, s in sorted(per_axis.items()):
         d = data.shape[a]
@@ -122,7 +167,7 @@ def roll7(ctx, layer, inputs):
         tail = g.Slice(x, split, i64(g, [INT64_MAX]), axis)
         head = g.Slice(x, i64(g, [0]), split, axis)
         x = ctx.b.Concat(tail, head, axis=a)
-    return [x]
+    return x
 
 
 @lowers("ReverseSequence", "opset1")

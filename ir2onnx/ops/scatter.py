@@ -27,7 +27,7 @@ _ONNX_REDUCTION = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}
 
 def _axis(layer, value, rank: int, what: str = "axis") -> int:
     """A constant axis (scalar or one element) normalized into [0, rank)."""
-    values = const_ints(layer, value, what)
+    values = const_ints(layer, value, what, "ONNX's ScatterElements takes the axis as an attribute")
     if len(values) != 1:
         raise InvalidLayer(layer, f"{what} must hold one value, got {len(values)}")
     return normalize_axis(layer, values[0], rank, what)

@@ -18,7 +18,7 @@ from ..lowering.builder import Value
 from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shape_vectors import DimOf, LazyValue, elements_of, vector_value
-from ..lowering.shapes import i64
+from ..lowering.shapes import as_int64, i64
 
 
 # -- ShapeOf ---------------------------------------------------------------------------------
@@ -92,8 +92,33 @@ def _reshaped(ctx, x: Value, out_shape, emit: Callable[[], str]):
     return emit()
 
 
+def _run_time_axes(ctx, layer, x, axes_v, rank: int) -> str:
+    """Axes known at run time as int64, negative ones plus ``rank``."""
+    g = ctx.b
+    axes = as_int64(g, axes_v)
+    return g.Where(g.Less(axes, i64(g, 0)), g.Add(axes, i64(g, rank)), axes)
+
+
+def _squeeze_run_time(ctx, layer, x, axes_v, skip: bool):
+    """Squeeze by axes known at run time: ONNX Squeeze (a named dim must be 1, as OpenVINO checks);
+    allow_axis_skip: Shape, Compress of the dims named and 1, Reshape."""
+    if x.shape is None:
+        raise UnsupportedLayer(layer, "data of unknown rank with axes known only at run time is not supported")
+    g, rank = ctx.b, len(x.shape)
+    axes = _run_time_axes(ctx, layer, x, axes_v, rank)
+    if not skip:
+        return [g.Squeeze(x, axes)]
+    named = g.Greater(g.ReduceSum(g.Cast(g.Equal(i64(g, np.arange(rank).reshape(rank, 1)), g.Unsqueeze(axes, i64(g, [0]))),
+                                         to=7), i64(g, [1]), keepdims=0), i64(g, 0))
+    shape = g.Shape(x)
+    keep = g.Not(g.And(named, g.Equal(shape, i64(g, 1))))
+    return [g.Reshape(x, g.Compress(shape, keep, axis=0), allowzero=1)]
+
+
 def _squeeze(ctx, layer, inputs, skip_dynamic: bool):
     x, g = inputs[0], ctx.b
+    if len(inputs) > 1 and not inputs[1].is_const:
+        return _squeeze_run_time(ctx, layer, x, inputs[1], skip_dynamic)
     raw = const_ints(layer, inputs[1], "axes") if len(inputs) > 1 else []
     if not raw:  # no axes (or empty axes): every dim that is 1, at run time where unknown
         if x.shape is None or not is_static(x.shape):
@@ -133,10 +158,16 @@ def squeeze_15(ctx, layer, inputs):
 
 @lowers("Unsqueeze", "opset1")
 def unsqueeze(ctx, layer, inputs):
-    """Unsqueeze-1 -> Unsqueeze (duplicate axes count once, like OpenVINO)."""
+    """Unsqueeze-1 -> Unsqueeze (duplicate axes count once, like OpenVINO; axes known at run time:
+    negative ones plus the output rank, and a duplicate fails in onnxruntime)."""
     x, g = inputs[0], ctx.b
     if x.shape is None:
         raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    if not inputs[1].is_const:  # the output rank: the data rank plus the number of axes
+        count = None if inputs[1].shape is None else int(np.prod(inputs[1].shape)) if None not in inputs[1].shape else None
+        if count is None:
+            raise UnsupportedLayer(layer, "axes of unknown length: the output rank must be known")
+        return [g.Unsqueeze(x, _run_time_axes(ctx, layer, x, inputs[1], len(x.shape) + count))]
     raw = const_ints(layer, inputs[1], "axes")
     if not raw:
         raise InvalidLayer(layer, "axes must not be empty")

@@ -4,7 +4,9 @@ Both use ONNX Slice, whose clamping of starts/ends equals numpy's (and the specs
 index counts from the end, out-of-range values are clamped, ``INT64_MAX`` / ``INT64_MIN`` mean
 "to the end" in either direction. StridedSlice's masks (constant begin/end/stride, known input
 rank) become: begin_mask/end_mask -> those extremes; shrink_axis -> a one-element Slice and a
-Squeeze; new_axis -> an Unsqueeze; ellipsis -> full slices for the dims it stands for.
+Squeeze; new_axis -> an Unsqueeze; ellipsis -> full slices for the dims it stands for. With
+begin/end/stride known only at run time the masks still decide which entry goes to which axis
+(Gather) and a mask's extreme follows the run-time stride's sign (Where).
 """
 from __future__ import annotations
 
@@ -122,9 +124,11 @@ def _check_shrink_range(layer, x, squeeze, starts) -> None:
 
 @lowers("StridedSlice", "opset1")
 def strided_slice(ctx, layer, inputs):
-    """StridedSlice-1 -> Slice [-> Squeeze] [-> Unsqueeze] (constant begin/end/stride, known rank;
-    folded for small constant data)."""
+    """StridedSlice-1 -> Slice [-> Squeeze] [-> Unsqueeze] (known rank; begin/end/stride constant,
+    or at run time: Gather, Where, Concat; folded for small constant data)."""
     x, begin_v, end_v = inputs[:3]
+    if not all(v.is_const for v in inputs[1:4]):
+        return [_run_time_strided_slice(ctx, layer, x, inputs[1:4])]
     begin, end = _const_ints(layer, begin_v, "begin"), _const_ints(layer, end_v, "end")
     stride = _const_ints(layer, inputs[3], "stride") if len(inputs) > 3 else [1] * len(begin)
     if x.rank is None:
@@ -176,6 +180,62 @@ def slice8(ctx, layer, inputs):
     start_v, stop_v = guard_negative_steps(g, x, start_v, stop_v, axes_v, step_v)
     name = lambda v: i64(g, v) if isinstance(v, list) else v  # noqa: E731
     return [g.Slice(x, name(start_v), name(stop_v), name(axes_v), name(step_v))]
+
+
+def _run_time_strided_slice(ctx, layer, x, vectors):
+    """StridedSlice with begin/end/stride known at run time: the masks (attributes) decide, per
+    entry, which value of which vector goes to which axis (Gather), and the mask extremes follow
+    the run-time stride's sign (Where); then as with constants."""
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "StridedSlice on an input of dynamic rank is not supported")
+    for v, what in zip(vectors, ("begin", "end", "stride")):
+        if not v.etype.is_integer:
+            raise InvalidLayer(layer, f"{what} must be integers, not {v.etype.name}")
+    n = vectors[0].shape[0] if vectors[0].shape and len(vectors[0].shape) == 1 else None
+    if n is None:
+        raise UnsupportedLayer(layer, "begin of unknown length: the sliced axes must be known")
+    g = ctx.b
+    begin, end = (as_int64(g, v) for v in vectors[:2])
+    stride = as_int64(g, vectors[2]) if len(vectors) > 2 else i64(g, [1] * n)
+    # the masks' checks and the axes to squeeze / unsqueeze do not depend on the values
+    _, squeeze, unsqueeze = plan_strided_slice(layer, x.rank, [0] * n, [0] * n, [1] * n)
+    bm, em, new, shrink, ell = (_mask(layer, m, n) for m in
+                                ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask"))
+    pick = lambda vec, i: g.Gather(vec, i64(g, [i]), axis=0)  # noqa: E731
+    s_parts, e_parts, t_parts = [], [], []
+    axis = 0
+    consumed = sum(1 for i in range(n) if not new[i] and not ell[i])
+    entry_of = {}
+    for i in range(n):
+        if ell[i]:
+            axis += x.rank - consumed
+        elif not new[i]:
+            entry_of[axis] = i
+            axis += 1
+    for a in range(x.rank):
+        i = entry_of.get(a)
+        if i is None:
+            s_parts.append(i64(g, [0])), e_parts.append(i64(g, [INT64_MAX])), t_parts.append(i64(g, [1]))
+        elif shrink[i]:
+            b = i64(g, [0]) if bm[i] else pick(begin, i)
+            s_parts.append(b)
+            e_parts.append(g.Where(g.Equal(b, i64(g, [-1])), i64(g, [INT64_MAX]), g.Add(b, i64(g, [1]))))
+            t_parts.append(i64(g, [1]))
+        else:
+            t = pick(stride, i)
+            up = g.Greater(t, i64(g, [0]))
+            s_parts.append(g.Where(up, i64(g, [0]), i64(g, [INT64_MAX])) if bm[i] else pick(begin, i))
+            e_parts.append(g.Where(up, i64(g, [INT64_MAX]), i64(g, [INT64_MIN])) if em[i] else pick(end, i))
+            t_parts.append(t)
+    vec = lambda parts: g.Concat(*parts, axis=0) if len(parts) > 1 else parts[0]  # noqa: E731
+    axes = list(range(x.rank))
+    s, e = guard_negative_steps(g, x, vec(s_parts), vec(e_parts), axes, vec(t_parts))
+    y = g.Slice(x, s, e, i64(g, axes), vec(t_parts))
+    if squeeze:
+        y = g.Squeeze(y, i64(g, squeeze, "axes"))
+    if unsqueeze:
+        y = g.Unsqueeze(y, i64(g, unsqueeze, "axes"))
+    return y
 
 
 def _ints_or_name(g, v):

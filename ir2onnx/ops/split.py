@@ -2,7 +2,10 @@
 
 Sizes known at convert time go into Split's ``split`` input; Split-1 along a dynamic dim uses
 equal parts (``num_outputs`` from opset 18); VariadicSplit's -1 part along a dynamic dim is
-computed at run time (Shape, Sub). Small constant inputs fold.
+computed at run time (Shape, Sub). split_lengths known only at run time (shufflenet's
+``x.chunk(2, dim=1)`` on dynamic dims) go to Split's ``split`` input: Cast to int64, a -1 entry
+replaced by the rest of the dim (Equal, Where). Small constant inputs fold. The axis must be
+known at convert time: ONNX's Split takes it as an attribute.
 """
 from __future__ import annotations
 
@@ -11,12 +14,15 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
+from ..lowering.shapes import as_int64, dims_of, i64
 
 
 def _axis(layer, data, axis_v) -> int:
     if data.shape is None:
         raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    if not axis_v.is_const:
+        raise UnsupportedLayer(layer, "an axis known only at run time cannot be expressed: ONNX's Split "
+                                      "takes the axis as an attribute")
     values = const_ints(layer, axis_v, "axis")
     if len(values) != 1:
         raise InvalidLayer(layer, f"axis must be a scalar, got {values}")
@@ -65,6 +71,8 @@ def variadic_split(ctx, layer, inputs):
     that dim is dynamic)."""
     data, axis_v, lengths_v = inputs
     axis = _axis(layer, data, axis_v)
+    if not lengths_v.is_const:
+        return _run_time_lengths(ctx, layer, data, axis, lengths_v)
     lengths = const_ints(layer, lengths_v, "split_lengths")
     if len(layer.outputs) != len(lengths):
         raise InvalidLayer(layer, f"{len(lengths)} split_lengths but {len(layer.outputs)} outputs")
@@ -88,3 +96,19 @@ def variadic_split(ctx, layer, inputs):
         pieces.append(i64(g, lengths[at + 1:]))
     split_sizes = g.Concat(*pieces, axis=0) if len(pieces) > 1 else rest
     return _emit(ctx, data, axis, None, len(lengths), split_sizes)
+
+
+def _run_time_lengths(ctx, layer, data, axis: int, lengths_v) -> list:
+    """split_lengths known at run time: one -1 takes what the others leave of the dim."""
+    if lengths_v.shape is None or len(lengths_v.shape) != 1 or lengths_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "split_lengths of unknown length: the number of outputs must be known")
+    parts = lengths_v.shape[0]
+    if len(layer.outputs) != parts:
+        raise InvalidLayer(layer, f"{parts} split_lengths but {len(layer.outputs)} outputs")
+    g = ctx.b
+    lengths = as_int64(g, lengths_v)
+    minus_one = g.Equal(lengths, i64(g, [-1]))
+    # the rest: the dim minus the other lengths (the -1 adds -1 to their sum: add it back)
+    others = g.Add(g.ReduceSum(lengths, keepdims=1), g.ReduceSum(g.Cast(minus_one, to=7), keepdims=1))
+    rest = g.Sub(dims_of(g, data, axis, axis + 1), others)
+    return _emit(ctx, data, axis, None, parts, g.Where(minus_one, rest, lengths))

@@ -1,4 +1,6 @@
-"""TopK-1, TopK-3 and TopK-11 with a constant k: values and indices along one axis.
+"""TopK-1, TopK-3 and TopK-11: values and indices along one axis (k constant, or known at run
+time: Cast to int64, Reshape to [1], ONNX TopK's k input; OpenVINO and onnxruntime both reject a
+k beyond the dim).
 
 mode max/min -> TopK(largest=1/0, sorted=1); sort=index re-sorts the k picked elements by their
 index (TopK of the indices, smallest first, then GatherElements of the values); sort=none keeps
@@ -13,10 +15,12 @@ only the values of sort=value/none are comparable with OpenVINO.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ..lowering.shapes import as_int64, i64
 
 TYPES = ("f32", "f64", "i32", "i64", "f16")
 
@@ -40,7 +44,7 @@ def topk11(ctx, layer, inputs):
 
 
 def topk(ctx, layer, inputs):
-    """The shared lowering: constant k, ties by the smaller index (onnxruntime's order)."""
+    """The shared lowering: k constant or at run time, ties by the smaller index (onnxruntime's order)."""
     x, k_v = inputs
     name = x.etype.name if x.etype else "?"
     if name not in TYPES:
@@ -48,21 +52,27 @@ def topk(ctx, layer, inputs):
     axis = normalize_axis(layer, int(layer.attrs["axis"]), known_rank(layer, x, 1))
     if k_v.etype is not None and not k_v.etype.is_integer:
         raise InvalidLayer(layer, f"k must be of an integer type, got {k_v.etype.name}")
-    ks = const_ints(layer, k_v, "k")
-    if len(ks) != 1 or ks[0] < 0:
-        raise InvalidLayer(layer, f"k must be one non-negative value, got {ks}")
-    k, dim = ks[0], x.shape[axis]
-    if dim is not None and k > dim:
-        raise InvalidLayer(layer, f"k={k} exceeds dim {axis} of size {dim}")
+    g = ctx.b
+    if k_v.is_const:
+        ks = const_ints(layer, k_v, "k")
+        if len(ks) != 1 or ks[0] < 0:
+            raise InvalidLayer(layer, f"k must be one non-negative value, got {ks}")
+        k, dim = ks[0], x.shape[axis]
+        if dim is not None and k > dim:
+            raise InvalidLayer(layer, f"k={k} exceeds dim {axis} of size {dim}")
+        k_name = i64(g, [k], "k")
+    else:
+        if k_v.shape is not None and int(np.prod(k_v.shape)) != 1:
+            raise InvalidLayer(layer, f"k must be one value, got shape {list(k_v.shape)}")
+        k_name = g.Reshape(as_int64(g, k_v), i64(g, [1]))
     index_type = getattr(layer.attrs["index_element_type"], "name", layer.attrs["index_element_type"])
     if index_type not in ("i32", "i64"):
         raise InvalidLayer(layer, f"index_element_type must be i32 or i64, got {index_type}")
-    g = ctx.b
     data = g.Cast(x, to=1) if name == "f16" else x
-    values, indices = g.TopK(data, i64(g, [k], "k"), axis=axis, largest=int(layer.attrs["mode"] == "max"),
+    values, indices = g.TopK(data, k_name, axis=axis, largest=int(layer.attrs["mode"] == "max"),
                              sorted=1, _outputs=2)
     if layer.attrs["sort"] == "index":
-        indices, order = g.TopK(indices, i64(g, [k], "k"), axis=axis, largest=0, sorted=1, _outputs=2)
+        indices, order = g.TopK(indices, k_name, axis=axis, largest=0, sorted=1, _outputs=2)
         values = g.GatherElements(values, order, axis=axis)
     if name == "f16":
         values = g.Cast(values, to=x.etype.onnx)

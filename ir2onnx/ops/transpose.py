@@ -24,7 +24,8 @@ def transpose(ctx, layer, inputs):
     """Transpose-1 -> Transpose(perm) (folded for small constants; empty order: reversed axes)."""
     x, order_v = inputs
     if not order_v.is_const:
-        raise UnsupportedLayer(layer, "an input_order known only at run time is not supported")
+        raise UnsupportedLayer(layer, "an input_order known only at run time cannot be expressed: ONNX's "
+                                      "Transpose takes perm as an attribute")
     if not order_v.etype.is_integer:
         raise InvalidLayer(layer, f"input_order must be integers, not {order_v.etype.name}")
     order = [int(v) for v in np.asarray(order_v.value()).reshape(-1)]

@@ -16,6 +16,13 @@ def _pad(opset, mode, begins, ends, shape=(3, 4)):
     return make
 
 
+def _pad_run_time(ops):
+    import openvino.opset12 as o12
+
+    x, pb, pe = param(ops, [None, 4]), param(ops, [2], np.int64, "pb"), param(ops, [2], np.int64, "pe")
+    return [(o12.pad(x, pb, pe, "reflect"), "y")], [x, pb, pe]
+
+
 PAD_X = {"x": np.arange(1, 13, dtype=np.float32).reshape(3, 4)}
 
 
@@ -29,4 +36,8 @@ CASES = [
          source="Pad-12: mixed pads example (symmetric)"),
     Case("pad12/edge-negative", ("Pad", "opset12"), ov_build(_pad("opset15", "edge", [-1, 2], [1, -2])),
          inputs=PAD_X, expect={"y": lambda f: np.pad(f["x"], [(0, 1), (2, 0)], mode="edge")[1:, :-2]}),
+    Case("pad12/run-time-pads", ("Pad", "opset12"), ov_build(_pad_run_time),
+         inputs={**PAD_X, "pb": np.array([2, -1]), "pe": np.array([-1, 3])},
+         expect={"y": lambda f: np.pad(f["x"], [(2, 0), (0, 3)], mode="reflect")[:-1, 1:]},
+         source="pads fed at run time (swin's window padding); negative ones crop"),
 ]

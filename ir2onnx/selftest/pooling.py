@@ -48,4 +48,12 @@ CASES = [
     Case("maxpool14/indices-axis1-ceil", MP14, ov_build(_max_pool_indices),
          expect={"y": (2, 2, 3, 3), "indices": (2, 2, 3, 3)},
          source="MaxPool-14: indices flattened over the dims from axis 1 (channel, spatial)"),
+    Case("maxpool14/ceil-torch-dynamic", MP14, ov_build(_pool("opset14", lambda o, x: o.max_pool(
+        x, [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch"), [1, 2, None, None])), shapes={"x": (1, 2, 7, 7)},
+         expect={"y": (1, 2, 3, 3)},
+         source="MaxPool-14: ceil_torch drops the window starting in the end padding; the size comes from "
+                "the run-time dims (computed in the graph)"),
+    Case("avgpool14/ceil-dynamic", AP14, ov_build(_pool("opset14", lambda o, x: o.avg_pool(
+        x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil"), [1, 2, None, None])), shapes={"x": (1, 2, 6, 7)},
+         exact=False, expect={"y": (1, 2, 4, 4)}),
 ]

@@ -224,7 +224,7 @@ def add_command(sub) -> None:
     p.add_argument("-k", dest="select", action="append", default=[], metavar="TEXT",
                    help="only cases whose name contains TEXT (repeatable)")
     p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
-    p.add_argument("--opset", type=int, help="ONNX opset to convert to (default 17)")
+    p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
     p.add_argument("--strict", action="store_true",
                    help="also exit 1 for ops without lowering, oracle or case")
     p.add_argument("--report", metavar="OUT.md", help="also write the matrix to a Markdown file")

@@ -31,6 +31,14 @@ def _topk(version, mode, sort, itype=None):
     return make
 
 
+def _topk_run_time(ops):
+    import openvino.opset11 as o11
+
+    x, k = param(ops, [3, None]), param(ops, [], np.int64, "k")
+    t = o11.topk(x, k, 1, "max", "value", "i64")
+    return [(t.output(0), "values"), (t.output(1), "indices")], [x, k]
+
+
 def _no_ties(rng):
     return {"x": rng.permutation(18).reshape(3, 6).astype(np.float32)}
 
@@ -50,4 +58,7 @@ CASES = [
          inputs=_no_ties, expect={"indices": lambda f: np.sort(np.argsort(-f["x"], axis=1)[:, :3], axis=1)}),
     Case("topk3/min-value", ("TopK", "opset3"), ov_build(_topk("opset3", "min", "value")), inputs=_no_ties,
          expect={"values": lambda f: np.sort(f["x"], axis=1)[:, :3]}),
+    Case("topk/run-time-k", TOPK, ov_build(_topk_run_time),
+         inputs=lambda rng: {"x": rng.permutation(21).reshape(3, 7).astype(np.float32), "k": np.array(4)},
+         expect={"values": lambda f: -np.sort(-f["x"], axis=1)[:, :4]}, source="k fed at run time"),
 ]

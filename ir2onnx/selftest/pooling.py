@@ -44,7 +44,7 @@ CASES = [
         x, [2, 2], [1, 1], [1, 1], [3, 3], True, "ceil_torch"), [1, 2, 6, 6])), exact=False, expect={"y": (1, 2, 4, 4)}),
     Case("avgpool16/include-pad-ceil-torch", AP16, ov_build(_pool("opset16", lambda o, x: o.avg_pool(
         x, [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch", None, [1, 1]), [1, 2, 6, 6])), exact=False,
-         expect={"y": (1, 2, 4, 4)}, source="AvgPool-16 (dilations > 1 need --opset 19: tests/test_pooling_dilated.py)"),
+         expect={"y": (1, 2, 4, 4)}, source="AvgPool-16 (dilations > 1 need ONNX opset 19, chosen by the converter: tests/test_pooling_dilations.py)"),
     Case("maxpool14/indices-axis1-ceil", MP14, ov_build(_max_pool_indices),
          expect={"y": (2, 2, 3, 3), "indices": (2, 2, 3, 3)},
          source="MaxPool-14: indices flattened over the dims from axis 1 (channel, spatial)"),

@@ -26,10 +26,11 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+from timing import measure  # noqa: E402  (benchmarks/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -91,35 +92,6 @@ def runtime_node_count(model) -> int:
 def same_rows(got: np.ndarray, want: np.ndarray) -> bool:
     return (got.shape == want.shape and np.array_equal(got[..., :2], want[..., :2])
             and np.allclose(got[..., 2:], want[..., 2:], rtol=1e-4, atol=1e-4))
-
-
-def measure(runners: dict, rounds: int, budget_s: float, block: int = 20, settle: int = 10):
-    """{name: (median seconds, median of per-round ratios to 'openvino', ratio of the fastest
-    runs)} and the number of rounds run (see the module docstring)."""
-    for fn in runners.values():
-        for _ in range(3):
-            fn()
-    times = {k: [] for k in runners}
-    start = time.perf_counter()
-    for _ in range(rounds):
-        for k, fn in runners.items():
-            for _ in range(settle):
-                fn()
-            ts = []
-            for _ in range(block):
-                t = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t)
-            times[k].append((float(np.median(ts)), min(ts)))
-        if time.perf_counter() - start > budget_s:
-            break
-    ov = np.array(times["openvino"])
-    out = {}
-    for k, v in times.items():
-        v = np.array(v)
-        out[k] = (float(np.median(v[:, 0])), float(np.median(v[:, 0] / ov[:, 0])),
-                  float(v[:, 1].min() / ov[:, 1].min()))
-    return out, len(ov)
 
 
 def main(argv=None) -> int:

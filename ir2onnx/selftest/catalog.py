@@ -50,6 +50,7 @@ from . import control_flow
 from . import state
 from . import roi_align
 from . import roi_pooling
+from . import signal
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -58,7 +59,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             bitwise, normalization, response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
-            roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
+            roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state, signal)
 
 
 def all_cases() -> list[Case]:

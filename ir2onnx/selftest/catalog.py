@@ -51,6 +51,7 @@ from . import state
 from . import roi_align
 from . import roi_pooling
 from . import signal
+from . import grid_sample
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -59,7 +60,8 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             bitwise, normalization, response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
-            roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state, signal)
+            roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state, signal,
+            grid_sample)
 
 
 def all_cases() -> list[Case]:

@@ -1,7 +1,8 @@
 """DFT-7, IDFT-7, RDFT-9, IRDFT-9 on OpenVINO-written IR (dynamic dims, constant and run-time
 signal sizes, at ONNX opset 17 (DFT-17) and 20 (DFT-20)) against the float64 oracle, numpy.fft
 and OpenVINO; torch.fft models converted by OpenVINO (samples/signal/) against torch's outputs;
-ONNX DFT models read by OpenVINO against onnxruntime on the original model.
+ONNX DFT models read by OpenVINO against onnxruntime on the original model. Axes fed at run time
+(DFT/IDFT/RDFT) need opset 20.
 
 Tolerance (arithmetic, not data movement): |got - want| <= 1e-5 * sum(|x|) for f32 (measured:
 below 4e-7), 1e-3 * sum(|x|) for f16 data.
@@ -203,12 +204,31 @@ def test_onnx_dft_read_by_openvino(tmp_path, inverse, onesided, length, axis, la
     _close(got, want, x, what="onnxruntime on the ONNX model")
 
 
-def test_runtime_axes_refused(tmp_path):
+@pytest.mark.parametrize("op, shape, axes, sizes", [("dft", (2, 3, 5, 2), [2, -3], [4, -1]),
+                                                   ("idft", (2, 3, 5, 2), [-2], None),
+                                                   ("rdft", (2, 3, 6), [0, 2], [2, 5])])
+def test_runtime_axes(tmp_path, op, shape, axes, sizes):
+    """Axes fed at run time: DFT-20 (opset 20) takes each axis as an input; opset 17 refuses."""
+    rank = len(shape)
+    x = ov_parameter([None] * (rank - 1) + [shape[-1]] if op != "rdft" else [None] * rank, np.float32, "x")
+    a = ov_parameter([len(axes)], np.int32, "a")
+    extra = [ops.constant(np.array(sizes, np.int64))] if sizes else []
+    xml = ov_save(tmp_path / "a.xml", FN[op](x, a, *extra), [x, a])
+    with pytest.raises(UnsupportedLayer, match="axes known only at run time.*opset >= 20"):
+        convert(xml)
+    feeds = {"x": np.random.default_rng(5).standard_normal(shape).astype(np.float32), "a": np.array(axes, np.int32)}
+    got = run_onnx(xml, feeds, opset=20)[0]
+    _close(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), feeds["x"], what="oracle")
+    _close(got, _numpy(op, feeds["x"].astype(np.float64), axes, sizes).astype(np.float32), feeds["x"], what="numpy")
+    _close(got, run_openvino(xml, feeds)[0], feeds["x"], what="openvino")
+
+
+def test_irdft_runtime_axes_refused(tmp_path):
     x = ov_parameter([None, 4, 2], np.float32, "x")
     a = ov_parameter([1], np.int64, "a")
-    xml = ov_save(tmp_path / "a.xml", o7.dft(x, a), [x, a])
-    with pytest.raises(UnsupportedLayer, match="axes known only at run time"):
-        convert(xml)
+    xml = ov_save(tmp_path / "a.xml", o9.irdft(x, a), [x, a])
+    with pytest.raises(UnsupportedLayer, match="axes known only at run time.*Concat"):
+        convert(xml, opset=20)
 
 
 def test_opset_16_refused(tmp_path):

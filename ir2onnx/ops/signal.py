@@ -4,7 +4,8 @@ A complex tensor is OpenVINO's (and ONNX's) real tensor with a last dim of 2 (re
 Each axis is one ONNX ``DFT`` (DFT-17: ``axis`` attribute; at opset >= 20 DFT-20 with ``axis``
 as an input), whose ``dft_length`` input zero-pads or trims the axis to the signal size exactly as
 OpenVINO's ``signal_size`` does (-1: the axis' own size). An inverse DFT divides by the length on
-each axis, so by the product of the signal sizes, as OpenVINO's IDFT/IRDFT do.
+each axis, so by the product of the signal sizes, as OpenVINO's IDFT/IRDFT do. Axes known only at
+run time (DFT, IDFT, RDFT) need opset 20 (DFT-20's axis input); IRDFT's Concat needs them constant.
 
 RDFT: a trailing dim of 1 (a real signal), a one-sided DFT on the *last axis of the list* (it
 keeps ``n // 2 + 1`` bins), then a full DFT on the others. IRDFT (OpenVINO's reference): inverse
@@ -46,7 +47,7 @@ def rdft9(ctx, layer, inputs):
     the list, DFT on the others."""
     x = inputs[0]
     rank = known_rank(layer, x, 1)
-    axes = _axes(layer, inputs[1], rank)
+    axes = _axes(ctx, layer, inputs[1], rank)
     y, back = _float(ctx, layer, x)
     g = ctx.b
     y = g.Unsqueeze(y, i64(g, [-1]))
@@ -64,7 +65,7 @@ def irdft9(ctx, layer, inputs):
     Concat (Hermitian extension), DFT(inverse=1), Slice, Squeeze (the real part)."""
     x = inputs[0]
     rank = _complex_rank(layer, x)
-    axes = _axes(layer, inputs[1], rank, complex_input=True)
+    axes = _axes(ctx, layer, inputs[1], rank, complex_input=True, runtime_ok=False)
     y, back = _float(ctx, layer, x)
     g = ctx.b
     lengths = _lengths(ctx, layer, inputs, axes, x, rank, hermitian=True)
@@ -93,7 +94,7 @@ def irdft9(ctx, layer, inputs):
 def _complex(ctx, layer, inputs, inverse):
     x = inputs[0]
     rank = _complex_rank(layer, x)
-    axes = _axes(layer, inputs[1], rank, complex_input=True)
+    axes = _axes(ctx, layer, inputs[1], rank, complex_input=True)
     y, back = _float(ctx, layer, x)
     for a, n in zip(axes, _lengths(ctx, layer, inputs, axes, x, rank)):
         y = _dft(ctx, y, a, n, inverse=inverse)
@@ -105,7 +106,7 @@ def _dft(ctx, y, axis, length, inverse=0, onesided=0):
     g = ctx.b
     size = None if length is None else (i64(g, length) if isinstance(length, int) else length)
     if ctx.opset >= 20:
-        return g.DFT(y, size, i64(g, axis), inverse=inverse, onesided=onesided)
+        return g.DFT(y, size, axis if isinstance(axis, str) else i64(g, axis), inverse=inverse, onesided=onesided)
     return g.DFT(y, size, axis=axis, inverse=inverse, onesided=onesided)
 
 
@@ -117,10 +118,20 @@ def _complex_rank(layer, x) -> int:
     return rank
 
 
-def _axes(layer, v, rank, complex_input=False) -> list[int]:
-    """Constant axes in [0, rank), distinct (negative ones count from ``rank``)."""
+def _axes(ctx, layer, v, rank, complex_input=False, runtime_ok=True) -> list:
+    """Constant axes in [0, rank), distinct (negative ones count from ``rank``); axes known at run
+    time (opset >= 20, DFT-20 takes the axis as an input): one int64 scalar tensor per axis."""
     if not v.is_const:
-        raise UnsupportedLayer(layer, "axes known only at run time are not supported")
+        if not runtime_ok:
+            raise UnsupportedLayer(layer, "axes known only at run time are not supported (the Hermitian "
+                                          "extension concatenates along the axis: ONNX Concat needs a constant axis)")
+        ctx.require_opset(layer, 20, "axes known only at run time (DFT-20 takes the axis as an input)")
+        if v.shape is None or len(v.shape) != 1 or v.shape[0] is None:
+            raise UnsupportedLayer(layer, "run-time axes need a static number of axes")
+        g = ctx.b
+        a = v.name if v.etype.name == "i64" else g.Cast(v, to=7)
+        a = g.Mod(g.Add(a, i64(g, rank)), i64(g, rank))  # [-rank, rank) -> [0, rank)
+        return [g.Gather(a, i64(g, i)) for i in range(v.shape[0])]
     axes = const_ints(layer, v, "axes")
     where = "the complex rank" if complex_input else "the rank"
     if not axes or any(not -rank <= a < rank for a in axes):
@@ -148,7 +159,7 @@ def _lengths(ctx, layer, inputs, axes, x, rank, hermitian=False) -> list:
         out = []
         for i, a in enumerate(axes):
             si = g.Gather(s64, i64(g, i))
-            dim = g.Gather(g.Shape(x), i64(g, a))
+            dim = g.Gather(g.Shape(x), a if isinstance(a, str) else i64(g, a))
             if hermitian and i == k - 1:
                 dim = g.Mul(g.Sub(dim, i64(g, 1)), i64(g, 2))
             out.append(g.Where(g.Equal(si, i64(g, -1)), dim, si))

@@ -1,7 +1,7 @@
 """Regenerate samples/signal/: torch.fft models converted by OpenVINO's PyTorch frontend and saved
 as IR (``openvino.convert_model`` + ``openvino.save_model`` defaults: dynamic dims), with torch
 eager's outputs: the truth that tests/test_signal.py compares ir2onnx with (DFT-7, IDFT-7, RDFT-9,
-IRDFT-9 as the frontend writes them, signal sizes that pad and trim included).
+IRDFT-9 and STFT-15 as the frontend writes them, signal sizes that pad and trim included).
 
 For each model NAME: ``NAME.xml`` + ``.bin`` (input ``in0``, output ``out0``), ``NAME_in0.npy``
 and ``NAME_out0.npy`` (torch eager). Complex tensors cross the model boundary as OpenVINO's
@@ -48,6 +48,10 @@ def models():
     yield "irfft", complex_in(lambda x: fft.irfft(x, dim=-1), real_out=True), c
     yield "irfft_n7", complex_in(lambda x: fft.irfft(x, n=7, dim=-1), real_out=True), c
     yield "irfft2", complex_in(lambda x: fft.irfftn(x, dim=(1, 2)), real_out=True), c
+    audio = rng.standard_normal((2, 40)).astype(np.float32)
+    hann = torch.hann_window(6)
+    yield "stft", real_in(lambda x: torch.stft(x, n_fft=8, hop_length=3, win_length=6, window=hann, center=False,
+                                               return_complex=True)), audio
 
 
 def main() -> None:

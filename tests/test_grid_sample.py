@@ -69,7 +69,8 @@ def test_f16(tmp_path, mode):
     assert got.dtype == np.float16
     want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), **TOL[np.float16])
-    np.testing.assert_allclose(got.astype(np.float32), run_openvino(xml, feeds)[0].astype(np.float32), **TOL[np.float16])
+    ov_out = run_openvino(xml, feeds)[0].astype(np.float32)
+    np.testing.assert_allclose(got.astype(np.float32), ov_out, **TOL[np.float16])
 
 
 def test_padding_modes_differ_outside(tmp_path):

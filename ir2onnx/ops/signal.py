@@ -1,4 +1,4 @@
-"""DFT-7, IDFT-7, RDFT-9 and IRDFT-9: discrete Fourier transforms over a list of axes.
+"""DFT-7, IDFT-7, RDFT-9 and IRDFT-9: discrete Fourier transforms over a list of axes; STFT-15.
 
 A complex tensor is OpenVINO's (and ONNX's) real tensor with a last dim of 2 (real, imaginary).
 Each axis is one ONNX ``DFT`` (DFT-17: ``axis`` attribute; at opset >= 20 DFT-20 with ``axis``
@@ -12,6 +12,10 @@ keeps ``n // 2 + 1`` bins), then a full DFT on the others. IRDFT (OpenVINO's ref
 DFTs on all axes but the last of the list, then on the last one the Hermitian extension of the
 first ``N // 2 + 1`` bins (zero-padded, ``N`` the signal size, ``2 * (n - 1)`` by default),
 ``X[N - k] = conj(X[k])``, an inverse DFT of length ``N`` and its real part.
+
+STFT-15 -> ONNX STFT-17 (onesided): the window is zero-padded to frame_size, centred (left
+``(frame_size - window) // 2``, OpenVINO's reference); frame_size, frame_step and the window may
+be run-time inputs. transpose_frames puts the bins before the frames (Transpose).
 
 f16 data is transformed in f32 (Cast, DFT, Cast back); f64 in f64. Arithmetic, not data
 movement: onnxruntime and OpenVINO agree with the float64 oracle to about 1e-6 of sum(|x|)
@@ -88,6 +92,58 @@ def irdft9(ctx, layer, inputs):
     z = _dft(ctx, full, last, None, inverse=1)
     real = g.Squeeze(g.Slice(z, i64(g, [0]), i64(g, [1]), i64(g, [-1])), i64(g, [-1]))
     return [back(real)]
+
+
+@lowers("STFT", "opset15")
+def stft15(ctx, layer, inputs):
+    """STFT-15 (signal[batch?, n], window[w], frame_size, frame_step) -> Pad (the window centred in
+    frame_size), Unsqueeze, STFT(onesided=1), [Transpose for transpose_frames], [Squeeze]."""
+    x, window, size_v, step_v = inputs
+    rank = known_rank(layer, x, 1)
+    if rank > 2:
+        raise InvalidLayer(layer, f"STFT needs a signal of rank 1 or 2, got {rank}")
+    if window.rank is not None and window.rank != 1:
+        raise InvalidLayer(layer, f"STFT needs a 1-D window, got rank {window.rank}")
+    if window.etype != x.etype:
+        raise InvalidLayer(layer, f"signal ({x.etype.name}) and window ({window.etype.name}) differ in type")
+    y, back = _float(ctx, layer, x)
+    w, _ = _float(ctx, layer, window)
+    g = ctx.b
+    size, step = (_scalar(ctx, layer, v, what) for v, what in ((size_v, "frame_size"), (step_v, "frame_step")))
+    have = window.shape[0] if window.shape is not None else None
+    if isinstance(size, int) and have is not None:
+        if have > size:
+            raise InvalidLayer(layer, f"the window ({have}) is longer than frame_size ({size})")
+        left = (size - have) // 2
+        if have != size:
+            w = g.Pad(w, i64(g, [left, size - have - left]), mode="constant")
+    else:  # pads known at run time: left = (size - w) // 2, right = size - w - left
+        extra = g.Sub(_vector(g, size), g.Shape(w))
+        left = g.Div(extra, i64(g, [2]))
+        w = g.Pad(w, g.Concat(left, g.Sub(extra, left), axis=0), mode="constant")
+    if rank == 1:
+        y = g.Unsqueeze(y, i64(g, [0]))
+    y = g.STFT(g.Unsqueeze(y, i64(g, [-1])), step if isinstance(step, str) else i64(g, step), w,
+               size if isinstance(size, str) else i64(g, size), onesided=1)
+    if layer.attrs["transpose_frames"]:
+        y = g.Transpose(y, perm=[0, 2, 1, 3])
+    if rank == 1:
+        y = g.Squeeze(y, i64(g, [0]))
+    return [back(y)]
+
+
+def _scalar(ctx, layer, v, what):
+    """A constant positive int, or a run-time int64 scalar tensor name."""
+    if v.etype is not None and not v.etype.is_integer:
+        raise InvalidLayer(layer, f"{what} must be an integer, got {v.etype.name}")
+    if v.is_const:
+        values = const_ints(layer, v, what)
+        if len(values) != 1 or values[0] < 1:
+            raise InvalidLayer(layer, f"{what} must be one positive value, got {values}")
+        return values[0]
+    g = ctx.b
+    s = v.name if v.etype.name == "i64" else g.Cast(v, to=7)
+    return g.Reshape(s, i64(g, []))
 
 
 # -- shared steps ---------------------------------------------------------------------------------

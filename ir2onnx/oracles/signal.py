@@ -113,3 +113,35 @@ def irdft9(layer, inputs):
     phase = np.exp(2j * np.pi * (np.outer(n, n) % big_n) / big_n)  # phase[k, n]
     y = (extended @ phase).real / big_n
     return [np.moveaxis(y, -1, last).astype(x.dtype)]
+
+
+@oracle("STFT", "opset15")
+def stft15(layer, inputs):
+    """Frame t of a signal row starts at t * frame_step; its samples times the window (zero-padded
+    to frame_size, centred: ``(frame_size - len(window)) // 2`` zeros before) go through the DFT,
+    keeping ``frame_size // 2 + 1`` bins; frames = (n - frame_size) // frame_step + 1.
+    Output [batch?, frames, bins, 2], or [batch?, bins, frames, 2] with transpose_frames."""
+    x, window = np.asarray(inputs[0]), np.asarray(inputs[1], np.float64)
+    size, step = int(np.asarray(inputs[2]).reshape(-1)[0]), int(np.asarray(inputs[3]).reshape(-1)[0])
+    if x.ndim not in (1, 2) or window.ndim != 1 or window.size > size or size < 1 or step < 1:
+        raise InvalidLayer(layer, f"STFT of signal {list(x.shape)}, window {list(window.shape)}, "
+                                  f"frame_size {size}, frame_step {step}")
+    rows = x.reshape(-1, x.shape[-1]).astype(np.float64)
+    if rows.shape[1] < size:
+        raise InvalidLayer(layer, f"frame_size {size} exceeds the signal length {rows.shape[1]}")
+    padded = np.zeros(size)
+    left = (size - window.size) // 2
+    padded[left:left + window.size] = window
+    frames = (rows.shape[1] - size) // step + 1
+    bins = size // 2 + 1
+    j = np.arange(size)
+    twiddle = np.exp(-2j * np.pi * (np.outer(j, np.arange(bins)) % size) / size)  # twiddle[j, k]
+    out = np.zeros((rows.shape[0], frames, bins), np.complex128)
+    for b in range(rows.shape[0]):
+        for t in range(frames):
+            out[b, t] = (rows[b, t * step:t * step + size] * padded) @ twiddle
+    if layer.attrs["transpose_frames"]:
+        out = out.transpose(0, 2, 1)
+    if x.ndim == 1:
+        out = out[0]
+    return [_pack(out, x.dtype)]

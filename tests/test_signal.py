@@ -254,3 +254,20 @@ def test_integer_data_refused(tmp_path):
     w.result(y)
     with pytest.raises(UnsupportedLayer, match="r.*RDFT on i32"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("op, shape, out_shape", [("DFT", (3, 4, 2), (3, 4, 2)), ("IRDFT", (3, 4, 2), (3, 6))])
+def test_f64_in_f64(tmp_path, op, shape, out_shape, opset):
+    """f64 IR (OpenVINO's own DFT takes f16/f32/bf16; IRWriter writes it) is transformed in f64."""
+    w = IRWriter()
+    x = w.parameter(list(shape), "f64", "x")
+    version = "opset7" if op == "DFT" else "opset9"
+    y = w.layer(op, version, [x, w.const(np.array([1], np.int64))], {}, [("f64", list(out_shape))])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "f64.xml")
+    v = np.random.default_rng(0).standard_normal(shape)
+    got = run_onnx(xml, {"x": v}, opset=opset)[0]
+    assert got.dtype == np.float64 and got.shape == out_shape
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), {"x": v}).values()))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

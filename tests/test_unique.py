@@ -165,3 +165,16 @@ def test_axis_out_of_range(tmp_path):
         w.result(o)
     with pytest.raises(InvalidLayer, match="uq.*axis 2 is out of range"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+@pytest.mark.parametrize("name", ["int_matrix", "float_vector"])
+def test_torch_round_trip(name):
+    """torch.unique (sorted, inverse, counts) through openvino.convert_model: onnxruntime on ours
+    equals torch eager bit for bit (values in torch's dtype; inverse and counts as int64)."""
+    folder = __import__("pathlib").Path(__file__).resolve().parent.parent / "samples" / "unique"
+    xml = folder / f"{name}.xml"
+    assert 'type="Unique"' in xml.read_text()
+    x = np.load(folder / f"{name}_in0.npy")
+    got = run_onnx(xml, {"in0": x})
+    for k, g in enumerate(got):
+        assert_bitexact(g, np.load(folder / f"{name}_out{k}.npy"), f"output {k}")

@@ -257,13 +257,18 @@ def test_integer_data_refused(tmp_path):
 
 
 @pytest.mark.parametrize("opset", [17, 20])
-@pytest.mark.parametrize("op, shape, out_shape", [("DFT", (3, 4, 2), (3, 4, 2)), ("IRDFT", (3, 4, 2), (3, 6))])
-def test_f64_in_f64(tmp_path, op, shape, out_shape, opset):
-    """f64 IR (OpenVINO's own DFT takes f16/f32/bf16; IRWriter writes it) is transformed in f64."""
+@pytest.mark.parametrize("op, shape, out_shape, sizes", [("DFT", (3, 5, 2), (3, 5, 2), None),
+                                                        ("IDFT", (3, 6, 2), (3, 6, 2), None),
+                                                        ("IDFT", (3, 6, 2), (3, 7, 2), [7]),
+                                                        ("IRDFT", (3, 4, 2), (3, 6), None)])
+def test_f64_in_f64(tmp_path, op, shape, out_shape, sizes, opset):
+    """f64 IR (OpenVINO's own DFT takes f16/f32/bf16; IRWriter writes it) is transformed in f64,
+    the inverse ones as conj(DFT(conj(x))) / n (onnxruntime's f64 inverse of length 6 errs by 3e-8)."""
     w = IRWriter()
     x = w.parameter(list(shape), "f64", "x")
-    version = "opset7" if op == "DFT" else "opset9"
-    y = w.layer(op, version, [x, w.const(np.array([1], np.int64))], {}, [("f64", list(out_shape))])[0]
+    version = "opset9" if op == "IRDFT" else "opset7"
+    extra = [w.const(np.array(sizes, np.int64))] if sizes else []
+    y = w.layer(op, version, [x, w.const(np.array([1], np.int64))] + extra, {}, [("f64", list(out_shape))])[0]
     w.result(y)
     xml = w.save(tmp_path / "f64.xml")
     v = np.random.default_rng(0).standard_normal(shape)

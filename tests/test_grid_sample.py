@@ -84,17 +84,18 @@ def test_padding_modes_differ_outside(tmp_path):
     np.testing.assert_allclose([got[p][0, 0, 0, 0] for p in ("zeros", "border", "reflection")], [0, 0, 10], atol=1e-5)
 
 
-def _torch_sample():
-    xml = SAMPLES / "all.xml"
-    feeds = {"in0": np.load(SAMPLES / "all_in0.npy"), "in1": np.load(SAMPLES / "all_in1.npy")}
-    return xml, feeds, [np.load(SAMPLES / f"all_out{k}.npy") for k in range(len(COMBOS))]
+def _torch_sample(name):
+    stem = str(SAMPLES / name)
+    feeds = {"in0": np.load(stem + "_in0.npy"), "in1": np.load(stem + "_in1.npy")}
+    return Path(stem + ".xml"), feeds, [np.load(stem + f"_out{k}.npy") for k in range(len(COMBOS))]
 
 
+@pytest.mark.parametrize("name", ["random", "framework/ties"])
 @pytest.mark.parametrize("opset", [16, 20])
-def test_torch_round_trip(opset):
+def test_torch_round_trip(opset, name):
     """All 18 combinations from torch, converted by OpenVINO: onnxruntime on ours equals torch
     (nearest bit for bit, rounding ties included), the others within 1e-5."""
-    xml, feeds, want = _torch_sample()
+    xml, feeds, want = _torch_sample(name)
     assert xml.read_text().count('type="GridSample"') == 18
     got = run_onnx(xml, feeds, opset=opset)
     for (mode, pad, align), g, w in zip(COMBOS, got, want):
@@ -106,7 +107,7 @@ def test_torch_round_trip(opset):
 
 def test_openvino_deviates_on_nearest_ties():
     """The tie rows of the torch sample: OpenVINO's CPU plugin differs from torch, we do not."""
-    xml, feeds, want = _torch_sample()
+    xml, feeds, want = _torch_sample("framework/ties")
     ov_out = run_openvino(xml, feeds)
     k = COMBOS.index(("nearest", "border", False))
     assert not np.array_equal(ov_out[k], want[k])

@@ -51,6 +51,9 @@ from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequenc
 from . import quantization  # noqa: F401  FakeQuantize
 from . import roi_align  # noqa: F401  ROIAlign-3/-9
 from . import roi_pooling  # noqa: F401  ROIPooling-2
+from . import signal  # noqa: F401  DFT-7, IDFT-7, RDFT-9, IRDFT-9, STFT-15
+from . import grid_sample  # noqa: F401  GridSample-9
+from . import unique  # noqa: F401  Unique-10
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
 from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
 from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2

@@ -51,6 +51,9 @@ from . import state
 from . import roi_align
 from . import roi_pooling
 from . import proposal
+from . import signal
+from . import grid_sample
+from . import unique
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
@@ -60,7 +63,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, proposal,
-            control_flow, state)
+            control_flow, state, signal, grid_sample, unique)
 
 
 def all_cases() -> list[Case]:

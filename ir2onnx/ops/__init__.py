@@ -34,7 +34,7 @@ from . import scatter  # noqa: F401  ScatterElementsUpdate-3/-12, ScatterUpdate-
 from . import embedding  # noqa: F401  EmbeddingBagOffsetsSum-3, EmbeddingBagOffsets-15, EmbeddingBagPackedSum-3,
 #                                      EmbeddingBagPacked-15, EmbeddingSegmentsSum-3
 from . import generation  # noqa: F401  Range-4, Eye-9
-from . import slicing  # noqa: F401  StridedSlice, Slice-8
+from . import slicing  # noqa: F401  StridedSlice, Slice-8, SliceScatter-15
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile
 from . import pad  # noqa: F401  Pad-1/-12

@@ -33,6 +33,7 @@ from . import one_hot  # noqa: F401  OneHot-1/-16
 from . import scatter  # noqa: F401  ScatterElementsUpdate-3/-12, ScatterUpdate-3, ScatterNDUpdate-4
 from . import embedding  # noqa: F401  EmbeddingBagOffsetsSum-3, EmbeddingBagOffsets-15, EmbeddingBagPackedSum-3,
 #                                      EmbeddingBagPacked-15, EmbeddingSegmentsSum-3
+from . import segment  # noqa: F401  SegmentMax-16
 from . import generation  # noqa: F401  Range-4, Eye-9
 from . import slicing  # noqa: F401  StridedSlice, Slice-8, SliceScatter-15
 from . import split  # noqa: F401  Split, VariadicSplit

@@ -39,6 +39,7 @@ from . import scatter
 from . import one_hot
 from . import embedding
 from . import segment
+from . import gather_tree
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -58,7 +59,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment, gather_tree,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 

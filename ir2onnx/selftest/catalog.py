@@ -40,6 +40,7 @@ from . import one_hot
 from . import embedding
 from . import segment
 from . import gather_tree
+from . import patches
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -59,7 +60,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment, gather_tree,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment, gather_tree, patches,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 

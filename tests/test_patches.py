@@ -1,21 +1,24 @@
-"""ExtractImagePatches-3 on OpenVINO-written IR against the oracle and the OpenVINO runtime, bit
-for bit: a sweep of sizes, strides, rates and auto_pad over odd and even image sizes, dynamic batch
-and channels, element types (i16 has no onnxruntime Pad kernel: the padding is a Concat), and the
-refusal of dynamic spatial dims."""
+"""ExtractImagePatches-3 and Col2Im-15 on OpenVINO-written IR against the oracle and the OpenVINO
+runtime, bit for bit: a sweep of sizes, strides, rates and auto_pad over odd and even image sizes,
+dynamic batch and channels, element types (i16 has no onnxruntime Pad kernel: the padding is a
+Concat), the refusal of dynamic spatial dims; Col2Im against a numpy torch-fold, f16 within
+tolerance, run-time sizes refused."""
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
 import openvino.opset3 as o3
+import openvino.opset15 as o15
 import pytest
 
 from ir2onnx.api import convert
 from ir2onnx.errors import UnsupportedLayer
-from ir2onnx.testing import ov_parameter, ov_save
+from ir2onnx.testing import ov_parameter, ov_save, run_onnx, run_openvino
 
 from util import bitexact_everywhere, iota
 
+RNG = np.random.default_rng(3)
 SWEEP = list(itertools.product([(3, 3), (2, 4), (1, 1)], [(1, 1), (2, 3), (5, 5)], [(1, 1), (2, 1)],
                                ["valid", "same_upper", "same_lower"]))
 
@@ -40,4 +43,55 @@ def test_dynamic_spatial_dims_refused(tmp_path):
     x = ov_parameter([1, 1, None, 8], np.float32, "x")
     xml = ov_save(tmp_path / "m.xml", o3.extract_image_patches(x, [2, 2], [1, 1], [1, 1], "valid"), [x])
     with pytest.raises(UnsupportedLayer, match="dynamic spatial dims"):
+        convert(xml)
+
+
+# -- Col2Im-15 ------------------------------------------------------------------------------------
+def _fold(x, size, kernel, strides, dilations, begins, ends):
+    """torch.nn.functional.fold in numpy: block (bh, bw) of column (c, ki, kj) adds at
+    (bh * s - p + ki * d, bw * s - p + kj * d)."""
+    (h, w), (kh, kw) = size, kernel
+    nb = [(o + b + e - (d * (k - 1) + 1)) // s + 1 for o, b, e, d, k, s in zip(size, begins, ends, dilations, kernel, strides)]
+    padded = np.zeros((x.shape[0], x.shape[1] // (kh * kw), h + begins[0] + ends[0] + 20, w + begins[1] + ends[1] + 20), x.dtype)
+    cols = x.reshape(x.shape[0], -1, kh, kw, nb[0], nb[1])
+    for ki, kj, bh, bw in itertools.product(range(kh), range(kw), range(nb[0]), range(nb[1])):
+        padded[:, :, bh * strides[0] + ki * dilations[0], bw * strides[1] + kj * dilations[1]] += cols[:, :, ki, kj, bh, bw]
+    return padded[:, :, begins[0]:begins[0] + h, begins[1]:begins[1] + w]
+
+
+COL2IM = [  # output_size, kernel, strides, dilations, pads_begin, pads_end
+    ((4, 5), (2, 2), (1, 1), (1, 1), (0, 0), (0, 0)),
+    ((6, 6), (3, 2), (2, 1), (1, 2), (1, 0), (1, 2)),
+    ((5, 7), (2, 3), (3, 2), (2, 1), (2, 1), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8])
+@pytest.mark.parametrize("case", range(len(COL2IM)))
+def test_col2im_sweep(tmp_path, dtype, case):
+    size, kernel, strides, dilations, begins, ends = COL2IM[case]
+    nb = [(o + b + e - (d * (k - 1) + 1)) // s + 1 for o, b, e, d, k, s in zip(size, begins, ends, dilations, kernel, strides)]
+    x = ov_parameter([None, None, nb[0] * nb[1]], dtype, "x")
+    node = o15.col2im(x, o15.constant(np.array(size, np.int32)), o15.constant(np.array(kernel, np.int32)), list(strides),
+                      list(dilations), list(begins), list(ends))
+    xml = ov_save(tmp_path / "m.xml", node, [x])
+    data = RNG.integers(-9, 10, (2, 3 * kernel[0] * kernel[1], nb[0] * nb[1])).astype(dtype)
+    bitexact_everywhere(xml, {"x": data}, _fold(data, size, kernel, strides, dilations, begins, ends))
+
+
+def test_col2im_f16_adds_in_f32(tmp_path):
+    x = ov_parameter([1, 8, 9], np.float16, "x")
+    xml = ov_save(tmp_path / "m.xml", o15.col2im(x, o15.constant(np.array([4, 4])), o15.constant(np.array([2, 2]))), [x])
+    data = RNG.standard_normal((1, 8, 9)).astype(np.float16)
+    got = run_onnx(xml, {"x": data})[0]
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, _fold(data.astype(np.float32), (4, 4), (2, 2), (1, 1), (1, 1), (0, 0), (0, 0)),
+                               rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(got, run_openvino(xml, {"x": data})[0], rtol=2e-3, atol=2e-3)
+
+
+def test_col2im_runtime_sizes_refused(tmp_path):
+    x, s = ov_parameter([1, 4, 4], np.float32, "x"), ov_parameter([2], np.int64, "s")
+    xml = ov_save(tmp_path / "m.xml", o15.col2im(x, s, o15.constant(np.array([2, 2]))), [x, s])
+    with pytest.raises(UnsupportedLayer, match="output_size known only at run time"):
         convert(xml)

@@ -1,5 +1,5 @@
 """Patches: ExtractImagePatches-3 -> Concat (zero rows and columns: the padding), one strided Slice
-per kernel position, Concat along channels; Col2Im-15 -> see its lowering.
+per kernel position, Concat along channels; Col2Im-15 -> ScatterElements(add) at a position map.
 
 ExtractImagePatches output channel ``(kh * KW + kw) * C + c`` at ``(oh, ow)`` is input
 ``[c, oh * SH - PT + kh * RH, ow * SW - PL + kw * RW]`` (0 outside), as the spec's examples and
@@ -12,6 +12,7 @@ output size are decided at conversion), batch and channels may be dynamic.
 from __future__ import annotations
 
 import numpy as np
+from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
@@ -34,8 +35,6 @@ def patch_geometry(size: int, k: int, s: int, r: int, auto_pad: str) -> tuple[in
 
 def _zeros_around(g, x, axis: int, before: int, after: int, etype) -> str:
     """``x`` with ``before``/``after`` zero slices along ``axis`` (2 or 3) by Concat (every type)."""
-    from onnx import helper
-
     if before <= 0 and after <= 0:
         return x
     shape = g.Shape(x)
@@ -81,3 +80,69 @@ def extract_image_patches3(ctx, layer, inputs):
                                   i64(g, [top + (oh - 1) * strides[0] + 1 if oh else top, left + (ow - 1) * strides[1] + 1 if ow else left]),
                                   i64(g, [2, 3]), i64(g, strides)))
     return [blocks[0] if len(blocks) == 1 else g.Concat(*blocks, axis=1)]
+
+
+def _col2im_map(out_hw, kernel, strides, dilations, begins, ends) -> tuple[np.ndarray, int]:
+    """For one channel: the flat output position (or H * W, a junk slot) of every
+    (kernel row, kernel col, block) of the input, [K * L]; and L."""
+    (h, w), (kh, kw) = out_hw, kernel
+    blocks = [(o + b + e - (d * (k - 1) + 1)) // s + 1 for o, b, e, d, k, s in zip(out_hw, begins, ends, dilations, kernel, strides)]
+    ki, kj, bh, bw = np.meshgrid(np.arange(kh), np.arange(kw), np.arange(max(blocks[0], 0)), np.arange(max(blocks[1], 0)),
+                                 indexing="ij")
+    y = bh * strides[0] - begins[0] + ki * dilations[0]
+    x = bw * strides[1] - begins[1] + kj * dilations[1]
+    inside = (y >= 0) & (y < h) & (x >= 0) & (x < w)
+    return np.where(inside, y * w + x, h * w).reshape(-1).astype(np.int64), max(blocks[0], 0) * max(blocks[1], 0)
+
+
+@lowers("Col2Im", "opset15")
+def col2im15(ctx, layer, inputs):
+    """Col2Im-15 (data [N, C * kh * kw, L] or [C * kh * kw, L], output_size, kernel_size; strides,
+    dilations, pads_begin, pads_end) -> ScatterElements(add) (opset 16) into [N, C, H * W + 1] at a
+    position map fixed at conversion (the extra slot takes what falls in the padding), Slice,
+    Reshape. The sums run in OpenVINO's reference order (channel, kernel row, kernel col, block);
+    f16/bf16 add in f32. output_size and kernel_size must be constants."""
+    data, size_v, kernel_v = inputs
+    if data.rank not in (2, 3):
+        raise InvalidLayer(layer, f"data must be 2-D or 3-D, got rank {data.rank}")
+    et = data.etype.name
+    ctx.onnx_type(layer, data.etype)
+    if et == "boolean":
+        raise UnsupportedLayer(layer, "boolean data cannot be summed")
+    for v, what in ((size_v, "output_size"), (kernel_v, "kernel_size")):
+        if not v.is_const:
+            raise UnsupportedLayer(layer, f"{what} known only at run time is not supported (the position map is "
+                                          "built at conversion)")
+    out_hw, kernel = ([int(t) for t in np.asarray(v.value()).reshape(-1)] for v in (size_v, kernel_v))
+    attrs = [list(layer.attrs[a]) for a in ("strides", "dilations", "pads_begin", "pads_end")]
+    if len(out_hw) != 2 or len(kernel) != 2 or any(len(a) != 2 for a in attrs) or min(kernel + attrs[0] + attrs[1]) < 1:
+        raise InvalidLayer(layer, f"output_size {out_hw}, kernel_size {kernel} and the attributes must be pairs "
+                                  "(kernel, strides, dilations positive)")
+    ctx.require_opset(layer, 16, "Col2Im (ScatterElements with reduction add)")
+    where, blocks = _col2im_map(out_hw, kernel, *attrs)
+    k, hw = kernel[0] * kernel[1], out_hw[0] * out_hw[1]
+    rows, length = data.shape[-2], data.shape[-1]
+    if length is not None and length != blocks:
+        raise InvalidLayer(layer, f"data holds {length} blocks; output_size, kernel and attributes give {blocks}")
+    if rows is not None and rows % k:
+        raise InvalidLayer(layer, f"dim {rows} is not a multiple of the kernel's {k} positions")
+    g = ctx.b
+    widen = et in ("f16", "bf16")
+    x = g.Cast(data, to=TensorProto.FLOAT) if widen else data.name
+    x = g.Unsqueeze(x, i64(g, [0])) if data.rank == 2 else x
+    shape = g.Shape(x)
+    batch = g.Slice(shape, i64(g, [0]), i64(g, [1]))
+    channels = g.Div(g.Slice(shape, i64(g, [1]), i64(g, [2])), i64(g, [k]))
+    # channel c's positions are c * (H * W + 1) + map
+    base = g.Mul(g.Range(i64(g, 0), g.Squeeze(channels), i64(g, 1)), i64(g, hw + 1))
+    index = g.Reshape(g.Add(g.Unsqueeze(base, i64(g, [1])), g.const(where[None], np.int64)), i64(g, [1, -1]))
+    index = g.Expand(index, g.Concat(batch, i64(g, [1]), axis=0))
+    acc_type = TensorProto.FLOAT if widen else data.etype.onnx
+    zero = helper.make_tensor("zero", acc_type, [1], np.zeros(1, np.float32 if widen else data.etype.numpy).tobytes(), raw=True)
+    buf = g.ConstantOfShape(g.Concat(batch, g.Mul(channels, i64(g, [hw + 1])), axis=0), value=zero)
+    out = g.ScatterElements(buf, index, g.Reshape(x, g.Concat(batch, i64(g, [-1]), axis=0)), axis=1, reduction="add")
+    out = g.Slice(g.Reshape(out, g.Concat(batch, channels, i64(g, [hw + 1]), axis=0)), i64(g, [0]), i64(g, [hw]),
+                  i64(g, [2]))
+    out = g.Reshape(out, g.Concat(batch, channels, i64(g, out_hw), axis=0))
+    out = g.Squeeze(out, i64(g, [0])) if data.rank == 2 else out
+    return [g.Cast(out, to=data.etype.onnx) if widen else out]

@@ -36,6 +36,7 @@ from . import embedding  # noqa: F401  EmbeddingBagOffsetsSum-3, EmbeddingBagOff
 from . import segment  # noqa: F401  SegmentMax-16
 from . import gather_tree  # noqa: F401  GatherTree
 from . import patches  # noqa: F401  ExtractImagePatches-3, Col2Im-15
+from . import bucketize  # noqa: F401  Bucketize-3, SearchSorted-15
 from . import generation  # noqa: F401  Range-4, Eye-9
 from . import slicing  # noqa: F401  StridedSlice, Slice-8, SliceScatter-15
 from . import split  # noqa: F401  Split, VariadicSplit

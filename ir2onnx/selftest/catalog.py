@@ -41,6 +41,7 @@ from . import embedding
 from . import segment
 from . import gather_tree
 from . import patches
+from . import bucketize
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -60,7 +61,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment, gather_tree, patches,
+            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot, embedding, segment, gather_tree, patches, bucketize,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 

@@ -2,7 +2,7 @@
 runtime, bit for bit: a sweep of sizes, strides, rates and auto_pad over odd and even image sizes,
 dynamic batch and channels, element types (i16 has no onnxruntime Pad kernel: the padding is a
 Concat), the refusal of dynamic spatial dims; Col2Im against a numpy torch-fold, f16 within
-tolerance, run-time sizes refused."""
+tolerance, run-time sizes through ONNX Col2Im, torch's fold round trip."""
 from __future__ import annotations
 
 import itertools
@@ -90,8 +90,36 @@ def test_col2im_f16_adds_in_f32(tmp_path):
     np.testing.assert_allclose(got, run_openvino(xml, {"x": data})[0], rtol=2e-3, atol=2e-3)
 
 
-def test_col2im_runtime_sizes_refused(tmp_path):
-    x, s = ov_parameter([1, 4, 4], np.float32, "x"), ov_parameter([2], np.int64, "s")
+@pytest.mark.parametrize("case", range(len(COL2IM)))
+@pytest.mark.parametrize("batched", [True, False])
+def test_col2im_runtime_sizes_onnx_col2im(tmp_path, case, batched):
+    """Run-time output_size and kernel_size: ONNX Col2Im (opset 18), equal to the fold."""
+    size, kernel, strides, dilations, begins, ends = COL2IM[case]
+    nb = [(o + b + e - (d * (k - 1) + 1)) // s + 1 for o, b, e, d, k, s in zip(size, begins, ends, dilations, kernel, strides)]
+    shape = [None, None, None] if batched else [None, None]
+    x, s, k = ov_parameter(shape, np.float32, "x"), ov_parameter([2], np.int32, "s"), ov_parameter([2], np.int32, "k")
+    node = o15.col2im(x, s, k, list(strides), list(dilations), list(begins), list(ends))
+    xml = ov_save(tmp_path / "m.xml", node, [x, s, k])
+    data = RNG.integers(-9, 10, (2, 2 * kernel[0] * kernel[1], nb[0] * nb[1])).astype(np.float32)
+    want = _fold(data, size, kernel, strides, dilations, begins, ends)
+    feeds = {"x": data if batched else data[0], "s": np.array(size, np.int32), "k": np.array(kernel, np.int32)}
+    bitexact_everywhere(xml, feeds, want if batched else want[0], opset=18)
+    with pytest.raises(UnsupportedLayer, match="opset >= 18"):
+        convert(xml, opset=17)
+
+
+def test_col2im_runtime_sizes_integer_refused(tmp_path):
+    x, s = ov_parameter([1, 4, 4], np.int32, "x"), ov_parameter([2], np.int64, "s")
     xml = ov_save(tmp_path / "m.xml", o15.col2im(x, s, o15.constant(np.array([2, 2]))), [x, s])
-    with pytest.raises(UnsupportedLayer, match="output_size known only at run time"):
-        convert(xml)
+    with pytest.raises(UnsupportedLayer, match="f32/f16 only"):
+        convert(xml, opset=18)
+
+
+def test_col2im_torch_fold_round_trip():
+    """samples/make_col2im.py: torch.nn.functional.fold (dilation, padding, stride) through
+    convert_model; onnxruntime on ours equals torch's saved output."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "samples" / "col2im"
+    x, want = np.load(folder / "fold_x.npy"), np.load(folder / "fold_y.npy")
+    np.testing.assert_allclose(run_onnx(folder / "fold.xml", {"x": x})[0], want, rtol=1e-6, atol=1e-6)

@@ -101,7 +101,8 @@ def col2im15(ctx, layer, inputs):
     dilations, pads_begin, pads_end) -> ScatterElements(add) (opset 16) into [N, C, H * W + 1] at a
     position map fixed at conversion (the extra slot takes what falls in the padding), Slice,
     Reshape. The sums run in OpenVINO's reference order (channel, kernel row, kernel col, block);
-    f16/bf16 add in f32. output_size and kernel_size must be constants."""
+    f16/bf16 add in f32. Run-time output_size or kernel_size: ONNX Col2Im (opset 18, the same
+    fold), for f32/f16 (onnxruntime's kernels)."""
     data, size_v, kernel_v = inputs
     if data.rank not in (2, 3):
         raise InvalidLayer(layer, f"data must be 2-D or 3-D, got rank {data.rank}")
@@ -109,12 +110,10 @@ def col2im15(ctx, layer, inputs):
     ctx.onnx_type(layer, data.etype)
     if et == "boolean":
         raise UnsupportedLayer(layer, "boolean data cannot be summed")
-    for v, what in ((size_v, "output_size"), (kernel_v, "kernel_size")):
-        if not v.is_const:
-            raise UnsupportedLayer(layer, f"{what} known only at run time is not supported (the position map is "
-                                          "built at conversion)")
-    out_hw, kernel = ([int(t) for t in np.asarray(v.value()).reshape(-1)] for v in (size_v, kernel_v))
     attrs = [list(layer.attrs[a]) for a in ("strides", "dilations", "pads_begin", "pads_end")]
+    if not (size_v.is_const and kernel_v.is_const):
+        return _onnx_col2im(ctx, layer, data, size_v, kernel_v, attrs)
+    out_hw, kernel = ([int(t) for t in np.asarray(v.value()).reshape(-1)] for v in (size_v, kernel_v))
     if len(out_hw) != 2 or len(kernel) != 2 or any(len(a) != 2 for a in attrs) or min(kernel + attrs[0] + attrs[1]) < 1:
         raise InvalidLayer(layer, f"output_size {out_hw}, kernel_size {kernel} and the attributes must be pairs "
                                   "(kernel, strides, dilations positive)")
@@ -146,3 +145,17 @@ def col2im15(ctx, layer, inputs):
     out = g.Reshape(out, g.Concat(batch, channels, i64(g, out_hw), axis=0))
     out = g.Squeeze(out, i64(g, [0])) if data.rank == 2 else out
     return [g.Cast(out, to=data.etype.onnx) if widen else out]
+
+
+def _onnx_col2im(ctx, layer, data, size_v, kernel_v, attrs):
+    """Col2Im-15 with run-time sizes -> ONNX Col2Im (Unsqueeze/Squeeze around unbatched data)."""
+    if data.etype.name not in ("f32", "f16"):
+        raise UnsupportedLayer(layer, f"run-time output_size/kernel_size on {data.etype.name}: ONNX Col2Im takes them, "
+                                      "but onnxruntime runs it for f32/f16 only")
+    ctx.require_opset(layer, 18, "Col2Im with run-time output_size/kernel_size (ONNX Col2Im)")
+    strides, dilations, begins, ends = attrs
+    g = ctx.b
+    x = g.Unsqueeze(data, i64(g, [0])) if data.rank == 2 else data.name
+    size, kernel = (g.Cast(v, to=TensorProto.INT64) for v in (size_v, kernel_v))
+    out = g.Col2Im(x, size, kernel, dilations=dilations, pads=begins + ends, strides=strides)
+    return [g.Squeeze(out, i64(g, [0])) if data.rank == 2 else out]

@@ -6,8 +6,7 @@ ExtractImagePatches output channel ``(kh * KW + kw) * C + c`` at ``(oh, ow)`` is
 OpenVINO's reference index it; the same_* padding is the reference's: the total
 ``PH = (ceil(H / SH) - 1) * SH + (KH - 1) * RH + 1 - H`` is used only when ``0 < PH`` and ``PH`` is
 below the dilated kernel, split evenly, the odd one at the end (same_upper) or the start
-(same_lower). Pure data movement, bit for bit; the spatial dims must be static (the padding and
-output size are decided at conversion), batch and channels may be dynamic.
+(same_lower). Pure data movement, bit for bit; every dim may be dynamic.
 """
 from __future__ import annotations
 
@@ -33,28 +32,42 @@ def patch_geometry(size: int, k: int, s: int, r: int, auto_pad: str) -> tuple[in
     return out, (total + 1) // 2 if auto_pad == "same_lower" else (total - 1) // 2
 
 
-def _zeros_around(g, x, axis: int, before: int, after: int, etype) -> str:
-    """``x`` with ``before``/``after`` zero slices along ``axis`` (2 or 3) by Concat (every type)."""
-    if before <= 0 and after <= 0:
-        return x
-    shape = g.Shape(x)
+def _runtime_geometry(g, dim: str, k: int, s: int, r: int, auto_pad: str) -> tuple[str, str]:
+    """:func:`patch_geometry` at run time on an int64 [1] dim: (output size, padding at the start)."""
+    eff = (k - 1) * r + 1
+    if auto_pad == "valid":  # max(floor((d - eff) / s) + 1, 0), all operands kept >= 0 for Div
+        return g.Div(g.Max(g.Add(dim, i64(g, [s - eff])), i64(g, [0])), i64(g, [s])), i64(g, [0])
+    out = g.Div(g.Add(dim, i64(g, [s - 1])), i64(g, [s]))
+    total = g.Sub(g.Add(g.Mul(g.Sub(out, i64(g, [1])), i64(g, [s])), i64(g, [eff])), dim)
+    start = g.Div(g.Add(total, i64(g, [1 if auto_pad == "same_lower" else 0])), i64(g, [2]))
+    used = g.And(g.Greater(total, i64(g, [0])), g.Less(total, i64(g, [eff])))
+    return out, g.Where(used, start, i64(g, [0]))
+
+
+def _zeros_around(g, x, axis: int, before, after, etype) -> str:
+    """``x`` with ``before``/``after`` (ints, or int64 [1] tensors >= 0) zero slices along ``axis``
+    (2 or 3) by Concat, which onnxruntime runs for every type (its Pad lacks i16/u16)."""
     parts = []
     for n in (before, after):
-        if n <= 0:
+        if isinstance(n, int) and n <= 0:
             parts.append(None)
             continue
-        dims = g.Concat(g.Slice(shape, i64(g, [0]), i64(g, [axis])), i64(g, [n]),
+        shape = g.Shape(x)
+        dims = g.Concat(g.Slice(shape, i64(g, [0]), i64(g, [axis])), i64(g, [n]) if isinstance(n, int) else n,
                         g.Slice(shape, i64(g, [axis + 1]), i64(g, [4])), axis=0)
         zero = helper.make_tensor("zero", etype.onnx, [1], np.zeros(1, etype.numpy).tobytes(), raw=True) \
             if etype.numpy is not None else helper.make_tensor("zero", etype.onnx, [1], [0])
         parts.append(g.ConstantOfShape(dims, value=zero))
+    if parts == [None, None]:
+        return x
     return g.Concat(*[p for p in (parts[0], x, parts[1]) if p is not None], axis=axis)
 
 
 @lowers("ExtractImagePatches", "opset3")
 def extract_image_patches3(ctx, layer, inputs):
     """ExtractImagePatches-3 (data [N, C, H, W]; sizes, strides, rates, auto_pad) -> Concat (zero
-    padding), KH * KW strided Slices, Concat(axis 1)."""
+    padding), KH * KW strided Slices, Concat(axis 1). Static spatial dims: the padding and output
+    size are constants; dynamic ones: computed from Shape (Div, Where)."""
     (x,) = inputs
     if x.rank != 4:
         raise InvalidLayer(layer, f"data must be 4-D, got rank {x.rank}")
@@ -63,22 +76,29 @@ def extract_image_patches3(ctx, layer, inputs):
     if any(len(v) != 2 for v in (sizes, strides, rates)) or min(sizes + strides + rates) < 1:
         raise InvalidLayer(layer, f"sizes {sizes}, strides {strides} and rates {rates} must be two positive ints")
     auto_pad = layer.attrs["auto_pad"]
-    h, w = x.shape[2], x.shape[3]
-    if h is None or w is None:
-        raise UnsupportedLayer(layer, "dynamic spatial dims are not supported (padding and output size are "
-                                      "decided at conversion)")
-    (oh, pt), (ow, pl) = (patch_geometry(d, k, s, r, auto_pad) for d, k, s, r in zip((h, w), sizes, strides, rates))
     g = ctx.b
-    need_h, need_w = (oh - 1) * strides[0] + (sizes[0] - 1) * rates[0] + 1, (ow - 1) * strides[1] + (sizes[1] - 1) * rates[1] + 1
-    padded = _zeros_around(g, x.name, 2, pt, need_h - pt - h, x.etype) if oh > 0 else x.name
-    padded = _zeros_around(g, padded, 3, pl, need_w - pl - w, x.etype) if ow > 0 else padded
+    padded, spans = x.name, []
+    for axis, k, s, r in zip((2, 3), sizes, strides, rates):
+        d = x.shape[axis]
+        eff = (k - 1) * r + 1
+        if d is not None:
+            out, start = patch_geometry(d, k, s, r, auto_pad)
+            if out > 0:
+                padded = _zeros_around(g, padded, axis, start, (out - 1) * s + eff - start - d, x.etype)
+            spans.append(i64(g, [(out - 1) * s + 1 if out else 0]))
+            continue
+        dim = g.Slice(g.Shape(x), i64(g, [axis]), i64(g, [axis + 1]))
+        out, start = _runtime_geometry(g, dim, k, s, r, auto_pad)
+        need = g.Add(g.Mul(g.Sub(out, i64(g, [1])), i64(g, [s])), i64(g, [eff]))
+        after = g.Max(g.Sub(g.Sub(need, start), dim), i64(g, [0]))
+        padded = _zeros_around(g, padded, axis, start, after, x.etype)
+        spans.append(g.Max(g.Add(g.Mul(g.Sub(out, i64(g, [1])), i64(g, [s])), i64(g, [1])), i64(g, [0])))
+    span = g.Concat(*spans, axis=0)
     blocks = []
     for kh in range(sizes[0]):
         for kw in range(sizes[1]):
-            top, left = kh * rates[0], kw * rates[1]
-            blocks.append(g.Slice(padded, i64(g, [top, left]),
-                                  i64(g, [top + (oh - 1) * strides[0] + 1 if oh else top, left + (ow - 1) * strides[1] + 1 if ow else left]),
-                                  i64(g, [2, 3]), i64(g, strides)))
+            first = i64(g, [kh * rates[0], kw * rates[1]])
+            blocks.append(g.Slice(padded, first, g.Add(first, span), i64(g, [2, 3]), i64(g, strides)))
     return [blocks[0] if len(blocks) == 1 else g.Concat(*blocks, axis=1)]
 
 

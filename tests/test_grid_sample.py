@@ -155,7 +155,8 @@ def test_integer_data_refused(tmp_path):
 def test_f64_needs_opset_20(tmp_path):
     xml = _writer_model(tmp_path, "f64")
     with pytest.raises(UnsupportedLayer, match="opset >= 20"):
-        convert(xml)
+        convert(xml, opset=17)
+    assert next(o.version for o in convert(xml).opset_import if o.domain in ("", "ai.onnx")) == 20  # chosen
     feeds = {"x": np.arange(9, dtype=np.float64).reshape(1, 1, 3, 3),
              "grid": np.array([[[[0, 0], [0.5, -0.25]], [[-1, 1], [0.3, 0.7]]]], np.float64)}
     got = run_onnx(xml, feeds, opset=20)[0]

@@ -1,6 +1,6 @@
 """The scatters: ScatterElementsUpdate-3/-12 -> ScatterElements (with a reduction where ONNX's
 matches, short chains where it does not), ScatterUpdate-3 -> Reshape, Expand, ScatterElements, and
-ScatterNDUpdate-3 -> ScatterND (i32 indices Cast to i64).
+ScatterNDUpdate-3/-15 -> ScatterND (i32 indices Cast to i64; reductions as ScatterND's).
 
 Duplicate indices: the specs leave the order of updates to one element undefined. onnxruntime's
 CPU kernel and OpenVINO's CPU plugin both apply updates in row-major order of ``updates`` (the last
@@ -149,11 +149,8 @@ def scatter_update3(ctx, layer, inputs):
     return [g.ScatterElements(data, k, u, axis=axis)]
 
 
-# -- ScatterNDUpdate-3 -----------------------------------------------------------------------
-@lowers("ScatterNDUpdate", "opset4")
-def scatter_nd_update3(ctx, layer, inputs):
-    """ScatterNDUpdate-3 (data, indices, updates; OpenVINO writes version opset4) -> ScatterND
-    (Cast of i32 indices)."""
+# -- ScatterNDUpdate-3/-15 -------------------------------------------------------------------
+def _scatter_nd_checks(ctx, layer, inputs):
     data, idx, updates = inputs
     known_ranks(layer, data, idx, updates)
     ctx.onnx_type(layer, data.etype)
@@ -167,4 +164,46 @@ def scatter_nd_update3(ctx, layer, inputs):
     if updates.rank != idx.rank - 1 + data.rank - depth:
         raise InvalidLayer(layer, f"updates of rank {updates.rank} do not match indices {idx.shape} and "
                                   f"data of rank {data.rank}")
+
+
+@lowers("ScatterNDUpdate", "opset4")
+def scatter_nd_update3(ctx, layer, inputs):
+    """ScatterNDUpdate-3 (data, indices, updates; OpenVINO writes version opset4) -> ScatterND
+    (Cast of i32 indices)."""
+    _scatter_nd_checks(ctx, layer, inputs)
+    data, idx, updates = inputs
     return [ctx.b.ScatterND(data, i64_indices(ctx, layer, idx), updates)]
+
+
+@lowers("ScatterNDUpdate", "opset15")
+def scatter_nd_update15(ctx, layer, inputs):
+    """ScatterNDUpdate-15 (data, indices, updates; reduction) -> ScatterND(reduction none, add,
+    mul (opset 16), min, max (opset 18)); sub: add of the negated updates (Neg; 0 - u for unsigned,
+    wrapping like x - u). Float min/max follow the spec's Python ``min(x, y)``: a NaN update leaves
+    the element, a NaN element stays (IsNaN, Where around ScatterND). Boolean: sum/max = add (OR),
+    prod/min = mul (AND), sub = XOR (an add of u8 counts, Mod 2). f16/bf16 reductions run in f32."""
+    _scatter_nd_checks(ctx, layer, inputs)
+    data, idx, upd = inputs
+    g, k, red = ctx.b, i64_indices(ctx, layer, idx), layer.attrs["reduction"]
+    if red == "none":
+        return [g.ScatterND(data, k, upd)]
+    et = data.etype.name
+    ctx.require_opset(layer, 18 if red in ("min", "max") and et != "boolean" else 16, f"reduction '{red}'")
+    if et == "boolean":
+        if red == "sub":
+            u8 = TensorProto.UINT8
+            total = g.ScatterND(g.Cast(data, to=u8), k, g.Cast(upd, to=u8), reduction="add")
+            return [g.Cast(g.Mod(total, g.const([2], np.uint8)), to=TensorProto.BOOL)]
+        return [g.ScatterND(data, k, upd, reduction="add" if red in ("sum", "max") else "mul")]
+    widen = et in ("f16", "bf16")
+    x, u = (g.Cast(data, to=TensorProto.FLOAT), g.Cast(upd, to=TensorProto.FLOAT)) if widen else (data.name, upd.name)
+    kind = "f" if widen else np.dtype(data.etype.numpy).kind
+    if red == "sub":
+        u = g.Neg(u) if kind in "fi" else g.Sub(g.const([0], np.dtype(data.etype.numpy)), u)
+    if red in ("min", "max") and kind == "f":
+        neutral = g.const([np.inf if red == "min" else -np.inf], np.float32 if widen else data.etype.numpy)
+        u = g.Where(g.IsNaN(u), neutral, u)
+        out = g.Where(g.IsNaN(x), x, g.ScatterND(x, k, u, reduction=red))
+    else:
+        out = g.ScatterND(x, k, u, reduction=_ONNX_REDUCTION.get(red, "add"))
+    return [g.Cast(out, to=data.etype.onnx) if widen else out]

@@ -152,8 +152,33 @@ def strided_slice(ctx, layer, inputs):
 @lowers("Slice", "opset8")
 def slice8(ctx, layer, inputs):
     """Slice-8 -> Slice (start/stop/step/axes cast to int64; axes default 0..len(start)-1)."""
-    x, start, stop, step = inputs[:4]
-    axes = inputs[4] if len(inputs) > 4 else None
+    return [ctx.b.Slice(inputs[0], *_slice_inputs(ctx, layer, inputs[0], inputs[1:]))]
+
+
+@lowers("SliceScatter", "opset15")
+def slice_scatter15(ctx, layer, inputs):
+    """SliceScatter-15 (data, updates, start, stop, step[, axes]) -> Range, Reshape (the flat
+    position of every element), Slice of the positions as Slice-8 slices data, ScatterElements of
+    the flattened updates there, Reshape back. Run-time start/stop/step/axes taken as Slice's."""
+    x, upd = inputs[:2]
+    if upd.etype != x.etype:
+        raise InvalidLayer(layer, f"updates are {upd.etype.name} but data is {x.etype.name}")
+    if x.rank is not None and x.rank < 1:
+        raise InvalidLayer(layer, "data must have rank >= 1")
+    ctx.onnx_type(layer, x.etype)
+    g = ctx.b
+    shape = g.Shape(x)
+    flat = g.Range(i64(g, 0), g.ReduceProd(shape, keepdims=0), i64(g, 1))
+    where = g.Slice(g.Reshape(flat, shape), *_slice_inputs(ctx, layer, x, inputs[2:]))
+    minus_one = i64(g, [-1])
+    out = g.ScatterElements(g.Reshape(x, minus_one), g.Reshape(where, minus_one), g.Reshape(upd, minus_one), axis=0)
+    return [g.Reshape(out, shape)]
+
+
+def _slice_inputs(ctx, layer, x, inputs):
+    """Slice-8's (start, stop, step[, axes]) checked, as ONNX Slice's starts, ends, axes, steps."""
+    start, stop, step = inputs[:3]
+    axes = inputs[3] if len(inputs) > 3 else None
     g = ctx.b
     lengths = {v.shape[0] for v in (start, stop, step, axes)
                if v is not None and v.shape is not None and len(v.shape) == 1}
@@ -179,7 +204,7 @@ def slice8(ctx, layer, inputs):
     start_v, stop_v, step_v = (_ints_or_name(g, v) for v in (start, stop, step))
     start_v, stop_v = guard_negative_steps(g, x, start_v, stop_v, axes_v, step_v)
     name = lambda v: i64(g, v) if isinstance(v, list) else v  # noqa: E731
-    return [g.Slice(x, name(start_v), name(stop_v), name(axes_v), name(step_v))]
+    return name(start_v), name(stop_v), name(axes_v), name(step_v)
 
 
 def _run_time_strided_slice(ctx, layer, x, vectors):

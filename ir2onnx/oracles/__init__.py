@@ -31,8 +31,14 @@ from . import reshape  # noqa: F401  Reshape
 from . import indexing  # noqa: F401  Gather-1/-7/-8, GatherElements-6, GatherND-8, NonZero-3
 from . import one_hot  # noqa: F401  OneHot-1/-16
 from . import scatter  # noqa: F401  ScatterElementsUpdate-3/-12, ScatterUpdate-3, ScatterNDUpdate-4
+from . import embedding  # noqa: F401  EmbeddingBagOffsetsSum-3, EmbeddingBagOffsets-15, EmbeddingBagPackedSum-3,
+#                                      EmbeddingBagPacked-15, EmbeddingSegmentsSum-3
+from . import segment  # noqa: F401  SegmentMax-16
+from . import gather_tree  # noqa: F401  GatherTree
+from . import patches  # noqa: F401  ExtractImagePatches-3, Col2Im-15
+from . import bucketize  # noqa: F401  Bucketize-3, SearchSorted-15
 from . import generation  # noqa: F401  Range-4, Eye-9
-from . import slicing  # noqa: F401  StridedSlice, Slice-8
+from . import slicing  # noqa: F401  StridedSlice, Slice-8, SliceScatter-15
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile
 from . import pad  # noqa: F401  Pad-1/-12

@@ -1,4 +1,4 @@
-"""Oracles of the scatters, ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-3, from
+"""Oracles of the scatters, ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-3/-15, from
 the specs, element by element. Updates to one element are applied in row-major order of ``updates`` (the
 specs leave it undefined; OpenVINO's and onnxruntime's CPU kernels do this). Integer mean rounds
 down (toward negative infinity) as the ScatterElementsUpdate-12 spec says; sums and products of
@@ -99,17 +99,43 @@ def scatter_update3(layer, inputs):
     return [out]
 
 
-# -- ScatterNDUpdate-3 -----------------------------------------------------------------------
-@oracle("ScatterNDUpdate", "opset4")
-def scatter_nd_update3(layer, inputs):
+# -- ScatterNDUpdate-3/-15 -------------------------------------------------------------------
+def _nd_combine(reduction, old, new):
+    """The spec's ``func(x, y)``: Python's min/max (the first argument unless the second is
+    strictly smaller/greater, so NaN updates leave the element); booleans: sum OR, sub XOR, prod AND."""
+    if reduction == "none":
+        return new
+    if old.dtype == np.bool_:
+        return {"sum": old | new, "sub": old ^ new, "prod": old & new, "min": old & new, "max": old | new}[reduction]
+    if reduction == "min":
+        return new if new < old else old
+    if reduction == "max":
+        return new if new > old else old
+    return {"sum": old + new, "sub": old - new, "prod": old * new}[reduction]
+
+
+def _scatter_nd(layer, inputs, reduction):
     data, idx, updates = inputs
     depth = idx.shape[-1]
     tail = data.shape[depth:]
     if depth > data.ndim or updates.shape != idx.shape[:-1] + tail:
         raise InvalidLayer(layer, f"updates {updates.shape} do not match indices {idx.shape} and data {data.shape}")
     out = data.copy()
-    for pos in itertools.product(*[range(d) for d in idx.shape[:-1]]):
-        where = index_tuple(layer, idx[pos], data.shape[:depth])
-        for rest in itertools.product(*[range(d) for d in tail]):
-            out[where + rest] = updates[pos + rest]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for pos in itertools.product(*[range(d) for d in idx.shape[:-1]]):
+            where = index_tuple(layer, idx[pos], data.shape[:depth])
+            for rest in itertools.product(*[range(d) for d in tail]):
+                out[where + rest] = _nd_combine(reduction, out[where + rest], updates[pos + rest])
     return [out]
+
+
+@oracle("ScatterNDUpdate", "opset4")
+def scatter_nd_update3(layer, inputs):
+    return _scatter_nd(layer, inputs, "none")
+
+
+@oracle("ScatterNDUpdate", "opset15")
+def scatter_nd_update15(layer, inputs):
+    """Updates applied one by one in row-major order of the index tuples (the spec's loop);
+    integers wrap in the element type."""
+    return _scatter_nd(layer, inputs, layer.attrs["reduction"])

@@ -1,4 +1,4 @@
-"""Oracles of StridedSlice-1 and Slice-8, from the specs: each output axis is either a list of
+"""Oracles of StridedSlice-1, Slice-8 and SliceScatter-15, from the specs: each output axis is either a list of
 source indices along one input axis (numpy slice semantics: negative indices count from the
 end, out-of-range ones clamp) or a new axis of size 1; elements are copied one by one."""
 from __future__ import annotations
@@ -99,15 +99,32 @@ def strided_slice(layer, inputs):
     return [_gather(x, plan)]
 
 
-@oracle("Slice", "opset8")
-def slice8(layer, inputs):
-    x = inputs[0]
-    start, stop, step = ([int(v) for v in t.reshape(-1)] for t in inputs[1:4])
-    axes = [int(v) for v in inputs[4].reshape(-1)] if len(inputs) > 4 else list(range(len(start)))
+def _slice8_plan(layer, x, inputs):
+    start, stop, step = ([int(v) for v in t.reshape(-1)] for t in inputs[:3])
+    axes = [int(v) for v in inputs[3].reshape(-1)] if len(inputs) > 3 else list(range(len(start)))
     if not len(start) == len(stop) == len(step) == len(axes) or 0 in step:
         raise InvalidLayer(layer, "start/stop/step/axes lengths differ or a step is 0")
     if any(not -x.ndim <= a < x.ndim for a in axes) or len({a % x.ndim for a in axes}) != len(axes):
         raise InvalidLayer(layer, "axes out of range or repeated")
     spec = {a % x.ndim: (b, e, s) for a, b, e, s in zip(axes, start, stop, step)}
-    plan = [("take", a, _indices(d, *spec[a]) if a in spec else list(range(d))) for a, d in enumerate(x.shape)]
-    return [_gather(x, plan)]
+    return [("take", a, _indices(d, *spec[a]) if a in spec else list(range(d))) for a, d in enumerate(x.shape)]
+
+
+@oracle("Slice", "opset8")
+def slice8(layer, inputs):
+    x = inputs[0]
+    return [_gather(x, _slice8_plan(layer, x, inputs[1:]))]
+
+
+@oracle("SliceScatter", "opset15")
+def slice_scatter15(layer, inputs):
+    """A copy of data whose elements Slice-8 would select are, in the same order, the updates."""
+    x, upd = inputs[:2]
+    plan = _slice8_plan(layer, x, inputs[2:])
+    chosen = [p[2] for p in plan]
+    if upd.shape != tuple(len(c) for c in chosen):
+        raise InvalidLayer(layer, f"updates {upd.shape} do not match the slice {tuple(len(c) for c in chosen)}")
+    out = x.copy()
+    for pos in itertools.product(*[range(len(c)) for c in chosen]):
+        out[tuple(c[i] for c, i in zip(chosen, pos))] = upd[pos]
+    return [out]

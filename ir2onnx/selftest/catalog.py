@@ -37,6 +37,11 @@ from . import topk
 from . import cumsum
 from . import scatter
 from . import one_hot
+from . import embedding
+from . import segment
+from . import gather_tree
+from . import patches
+from . import bucketize
 from . import quantization
 from . import trigonometric
 from . import reverse_roll
@@ -61,6 +66,7 @@ FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
             bitwise, normalization, response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
+            embedding, segment, gather_tree, patches, bucketize,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, proposal,
             control_flow, state, signal, grid_sample, unique)

@@ -1,4 +1,4 @@
-"""Selftest cases of ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-4. Exact cases
+"""Selftest cases of ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-4/-15. Exact cases
 (data movement, integer and boolean results) are compared bit for bit, the others within the
 per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
@@ -14,6 +14,15 @@ def _scatter_nd_update(ops):
     x = param(ops, [8], np.int32)
     node = o4.scatter_nd_update(x, const(ops, [[4], [3], [1], [7]]), const(ops, [9, 10, 11, 12], np.int32))
     return [(node, "y")], [x]
+
+
+def _snu15(reduction, dtype):
+    def make(ops):
+        x = param(ops, [4], dtype)
+        node = ops.scatter_nd_update(x, const(ops, [[0], [2], [-3], [-3], [0]], np.int32),
+                                     const(ops, [10, 20, 30, 40, 50], dtype), reduction)
+        return [(node, "y")], [x]
+    return make
 
 
 def _seu3(ops):
@@ -42,12 +51,26 @@ def _scatter_update(ops):
 
 
 _SPEC_DATA = {"x": np.array([2, 3, 4, 6], np.float32)}
+_SNU15 = "ScatterNDUpdate-15 example {}: data [1, 2, 3, 4], indices [0, 2, -3, -3, 0], updates [10 .. 50]"
+
+
+def _snu15_case(name, reduction, dtype, expect, example, **kw):
+    return Case(f"scatterndupdate15/{name}", ("ScatterNDUpdate", "opset15"), ov_build(_snu15(reduction, dtype)),
+                inputs={"x": np.array([1, 2, 3, 4], dtype)}, expect={"y": np.array(expect, dtype)},
+                source=_SNU15.format(example), min_opset=None if reduction == "none" else 18, **kw)
 
 
 CASES = [
     Case("scatterndupdate/spec-example", ("ScatterNDUpdate", "opset4"), ov_build(_scatter_nd_update),
          inputs={"x": np.arange(1, 9, dtype=np.int32)}, expect={"y": np.array([1, 11, 3, 10, 9, 6, 7, 12], np.int32)},
          source="ScatterNDUpdate-3: data [1..8], indices [[4], [3], [1], [7]], updates [9, 10, 11, 12]"),
+    _snu15_case("none-duplicates-last-wins", "none", np.float32, [50, 40, 20, 4], "1 (the spec prints [50, 20, 20, 4]: "
+                "index -3 is 1, written by 30 then 40)"),
+    _snu15_case("sum-f16-spec-example-2", "sum", np.float16, [61, 72, 23, 4], 2),
+    _snu15_case("sub-i32-spec-example-3", "sub", np.int32, [-59, -68, -17, 4], 3),
+    _snu15_case("prod-f32", "prod", np.float32, [500, 2400, 60, 4], "4 (the spec prints [500, 3600, 40, 4]: 2*30*40 "
+                "is 2400, 3*20 is 60)"),
+    _snu15_case("max-i32", "max", np.int32, [50, 40, 20, 4], "4 with max"),
     Case("scatter_elements_update3/spec-example-3", ("ScatterElementsUpdate", "opset3"), ov_build(_seu3),
          inputs={"x": np.zeros((3, 4), np.int32)},
          expect={"y": np.array([[0, 11, 12, 0], [13, 0, 0, 14], [0, 0, 0, 0]], np.int32)},

@@ -194,3 +194,66 @@ def test_loop_over_slices_of_an_input(tmp_path):
         result = assert_check(xml, inputs={"x": x, "trip": np.array(trip)}, openvino=False,
                               require=("ort:cpu", "oracle"))
         assert result.backend("ort:cpu").outputs["every"].shape == (2, 4, 3)
+
+
+def _lstm_cell_ti(hidden=4, inputs=3, seed=7):
+    """A TensorIterator over an LSTMCell-4, as older Open Model Zoo text and speech IRs hold it:
+    the time axis 1 of x sliced one step at a time, h and c carried, every h concatenated."""
+    def make(ops):
+        import openvino as ov
+        import openvino.opset4 as o4
+
+        rng = np.random.default_rng(seed)
+        w, r = (rng.standard_normal((4 * hidden, n)).astype(np.float32) * 0.5 for n in (inputs, hidden))
+        b = rng.standard_normal(4 * hidden).astype(np.float32) * 0.1
+        x = ops.parameter([-1, 6, inputs], np.float32, name="x")
+        h0, c0 = (ops.parameter([-1, hidden], np.float32, name=n) for n in ("h", "c"))
+        for p, n in ((x, "x"), (h0, "h"), (c0, "c")):
+            p.output(0).get_tensor().set_names({n})
+        node = ops.tensor_iterator()
+        bx = ops.parameter([-1, 1, inputs], np.float32)
+        bh, bc = ops.parameter([-1, hidden], np.float32), ops.parameter([-1, hidden], np.float32)
+        xt = ops.squeeze(bx, ops.constant(np.array([1], np.int64)))
+        cell = o4.lstm_cell(xt, bh, bc, ops.constant(w), ops.constant(r), ops.constant(b), hidden)
+        rh, rc = ops.result(cell.output(0)), ops.result(cell.output(1))
+        rall = ops.result(ops.unsqueeze(cell.output(0), ops.constant(np.array([1], np.int64))))
+        node.set_body(ov.Model([rh, rc, rall], [bx, bh, bc]))
+        node.set_sliced_input(bx, x.output(0), 0, 1, 1, -1, 1)
+        node.set_merged_input(bh, h0.output(0), rh.output(0))
+        node.set_merged_input(bc, c0.output(0), rc.output(0))
+        every = node.get_concatenated_slices(rall.output(0), 0, 1, 1, -1, 1)
+        return [(every, "h_all"), (node.get_iter_value(rc.output(0), -1), "c_last")], [x, h0, c0]
+    return make
+
+
+def test_tensor_iterator_over_an_lstm_cell(tmp_path):
+    """Issue 14's TensorIterator over an LSTMCell (f16-compressed weights, dynamic batch): a Loop
+    whose body is a one-step ONNX LSTM; onnxruntime, the oracle and OpenVINO agree at two batch
+    sizes, and onnxruntime matches a NumPy LSTM (gates i, f, c, o; sigmoid/tanh)."""
+    xml = _build(tmp_path, _lstm_cell_ti(), compress=True)
+    model = ir2onnx.convert(xml)
+    assert "Loop" in _ops(model)
+    body = next(a.g for n in model.graph.node if n.op_type == "Loop" for a in n.attribute if a.name == "body")
+    assert "LSTM" in [n.op_type for n in body.node]
+    rng = np.random.default_rng(8)
+    for batch in (1, 3):
+        feeds = {"x": rng.standard_normal((batch, 6, 3)).astype(np.float32),
+                 "h": rng.standard_normal((batch, 4)).astype(np.float32),
+                 "c": rng.standard_normal((batch, 4)).astype(np.float32)}
+        assert_check(xml, inputs=feeds)
+        body_graph = next(b.graph for l in ir2onnx.load_ir(xml).order for b in l.bodies.values())
+        consts = {tuple(l.const.array().shape): l.const.array().astype(np.float32)
+                  for l in body_graph.order if l.type == "Const"}  # the f16-compressed weights
+        w, r, b = consts[(16, 3)], consts[(16, 4)], consts[(16,)]
+        h, c, every = feeds["h"], feeds["c"], []
+        sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+        for t in range(6):
+            z = feeds["x"][:, t] @ w.T + h @ r.T + b
+            i, f, cc, o = np.split(z, 4, axis=1)  # OpenVINO's LSTMCell-4 gate order: f, i, c, o
+            f, i = i, f
+            c = sig(f) * c + sig(i) * np.tanh(cc)
+            h = sig(o) * np.tanh(c)
+            every.append(h)
+        got_all, got_c = run_onnx(xml, feeds)
+        np.testing.assert_allclose(got_all, np.stack(every, 1), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(got_c, c, rtol=1e-4, atol=1e-5)

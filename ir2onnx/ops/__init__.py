@@ -44,6 +44,7 @@ from . import depth_to_space  # noqa: F401  DepthToSpace, SpaceToDepth
 from . import convolution  # noqa: F401  Convolution, GroupConvolution
 from . import convolution_backprop_data  # noqa: F401  ConvolutionBackpropData, GroupConvolutionBackpropData
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14/-16
+from . import adaptive_pooling  # noqa: F401  AdaptiveAvgPool-8, AdaptiveMaxPool-8
 from . import interpolate  # noqa: F401  Interpolate-4/-11
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,

@@ -22,6 +22,7 @@ from . import finiteness
 from . import hard_sigmoid
 from . import softmax
 from . import pooling
+from . import adaptive_pooling
 from . import comparison
 from . import logical
 from . import bitwise
@@ -54,7 +55,7 @@ from .cases import Case
 
 FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
-            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
+            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,

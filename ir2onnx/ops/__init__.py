@@ -5,6 +5,7 @@ modules that need the table filled (lowering/convert.py, support.py, the selftes
 package; lowering/registry.py imports no op module."""
 from . import infrastructure  # noqa: F401  Parameter, Const, Result
 from . import conversion  # noqa: F401  Convert, ConvertLike
+from . import type_promotion  # noqa: F401  ConvertPromoteTypes-14
 from . import elementwise  # noqa: F401  Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod,
 #                                        SquaredDifference, Power
 from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import infrastructure
 from . import conversion
+from . import type_promotion
 from . import batch_to_space
 from . import depth_to_space
 from . import reshape
@@ -53,7 +54,7 @@ from . import roi_align
 from . import roi_pooling
 from .cases import Case
 
-FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
+FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to_space, reshape, shape, indexing,
             convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,

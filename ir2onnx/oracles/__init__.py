@@ -26,6 +26,7 @@ from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, Reduce
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2
 from . import response_normalization  # noqa: F401  LRN, GRN
 from . import matmul  # noqa: F401  MatMul, Einsum-7
+from . import inverse  # noqa: F401  Inverse-14
 from . import transpose  # noqa: F401  Transpose, ShuffleChannels
 from . import shape  # noqa: F401  ShapeOf-1/-3, Concat, Squeeze-1/-15, Unsqueeze
 from . import reshape  # noqa: F401  Reshape

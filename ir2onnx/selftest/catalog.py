@@ -15,6 +15,7 @@ from . import elementwise
 from . import reduction
 from . import convolution
 from . import matmul
+from . import inverse
 from . import transpose
 from . import slicing
 from . import activations
@@ -55,7 +56,7 @@ from . import roi_pooling
 from .cases import Case
 
 FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to_space, reshape, shape, indexing,
-            convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
+            convolution_backprop_data, elementwise, reduction, convolution, matmul, inverse, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,
             split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,

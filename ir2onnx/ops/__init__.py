@@ -48,6 +48,7 @@ from . import convolution_backprop_data  # noqa: F401  ConvolutionBackpropData, 
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14/-16
 from . import adaptive_pooling  # noqa: F401  AdaptiveAvgPool-8, AdaptiveMaxPool-8
 from . import interpolate  # noqa: F401  Interpolate-4/-11
+from . import colour  # noqa: F401  NV12toRGB-8, NV12toBGR-8, I420toRGB-8, I420toBGR-8
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
 #                                       GRUCell-3, RNNCell

@@ -36,6 +36,7 @@ from . import generation
 from . import pad
 from . import attention
 from . import interpolate
+from . import colour
 from . import topk
 from . import cumsum
 from . import scatter
@@ -59,7 +60,7 @@ FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to
             convolution_backprop_data, elementwise, reduction, convolution, matmul, inverse, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
+            split, broadcast, generation, pad, attention, interpolate, colour, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 

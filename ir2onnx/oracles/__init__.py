@@ -34,6 +34,7 @@ from . import indexing  # noqa: F401  Gather-1/-7/-8, GatherElements-6, GatherND
 from . import one_hot  # noqa: F401  OneHot-1/-16
 from . import scatter  # noqa: F401  ScatterElementsUpdate-3/-12, ScatterUpdate-3, ScatterNDUpdate-4
 from . import generation  # noqa: F401  Range-4, Eye-9
+from . import random_ops  # noqa: F401  RandomUniform-8, Multinomial-13
 from . import slicing  # noqa: F401  StridedSlice, Slice-8
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile

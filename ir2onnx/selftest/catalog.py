@@ -33,6 +33,7 @@ from . import response_normalization
 from . import split
 from . import broadcast
 from . import generation
+from . import random_ops
 from . import pad
 from . import attention
 from . import interpolate
@@ -60,7 +61,7 @@ FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to
             convolution_backprop_data, elementwise, reduction, convolution, matmul, inverse, transpose,
             slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, colour, topk, cumsum, scatter, one_hot,
+            split, broadcast, generation, random_ops, pad, attention, interpolate, colour, topk, cumsum, scatter, one_hot,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, control_flow, state)
 

@@ -48,6 +48,10 @@ def models():
         def forward(self, x, n, k):
             return torch.round(x), torch.sign(n), torch.round(k)
 
+    class IntegerPower(torch.nn.Module):  # Power-1 on integers: wraps; negative exponents truncate
+        def forward(self, a, b):
+            return a ** b
+
     i32 = np.int32
     num = np.array([4, -4, 7, -7, 5, -9, 0, 9], i32)
     den = np.array([-6, 6, 2, 2, -3, -3, -5, 4], i32)
@@ -62,6 +66,10 @@ def models():
     edges = np.array([0.49999997, 0.5, 1.5, 2.5, -2.5, -0.0, -0.4, 8388609.0, -8388609.0, 16777215.0], np.float32)
     yield "round_sign", RoundSign(), {"edges": [edges, np.array([2**63 - 1, -2**63, 5, 0, -3], np.int64),
                                                 np.array([2**31 - 1, -2**31, 5, -3], i32)]}
+    base, power = [3, 2, 0, -1, -1, 2, 5, -3, 7, 1], [21, 7, -1, -1, -2, -3, 3, 5, 40, -4]
+    yield "integer_power", IntegerPower(), {
+        **{t: [np.array(base, t), np.array(power, t)] for t in ("int8", "int16", "int32", "int64")},
+        "uint8": [np.array([3, 2, 0, 1, 255, 2, 5, 7, 1, 16], np.uint8), np.array([21, 8, 0, 200, 2, 7, 3, 255, 9, 2], np.uint8)]}
 
 
 def main() -> None:

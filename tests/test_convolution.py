@@ -135,9 +135,12 @@ def test_invalid_layers_are_refused(tmp_path, x_shape, w_shape, attrs, op, err, 
         convert(xml)
 
 
-def test_integer_convolution_is_refused(tmp_path):
-    xml = _writer_conv(tmp_path, (1, 2, 3, 3), (1, 2, 1, 1), x_type="i32")
-    with pytest.raises(InvalidLayer, match="element type i32 has no ONNX Conv"):
+def test_8_bit_convolution_is_refused(tmp_path):
+    """i32 converts (tests/test_convolution_integer.py); 8-bit integers are refused."""
+    from ir2onnx.errors import UnsupportedLayer
+
+    xml = _writer_conv(tmp_path, (1, 2, 3, 3), (1, 2, 1, 1), x_type="u8")
+    with pytest.raises(UnsupportedLayer, match="element type u8 is not supported"):
         convert(xml)
 
 

@@ -18,9 +18,11 @@ from ..ir.graph import is_static
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
 from ..lowering.windows import attr_ints, same_pads, same_pads_in_graph
+from .convolution_integer import integer_conv
 
 AUTO_PADS = ("explicit", "notset", "same_upper", "same_lower", "valid")
 FLOAT_TYPES = ("f16", "f32", "f64")  # ONNX Conv's types (onnxruntime's CPU: f16, f32)
+INT_TYPES = ("i32",)  # exact through ConvInteger on bytes (convolution_integer.py)
 
 
 def conv_pads(layer, rank: int, spatial, kernel, strides, dilations) -> list[int]:
@@ -48,9 +50,10 @@ def conv_pads(layer, rank: int, spatial, kernel, strides, dilations) -> list[int
 def _lower(ctx, layer, inputs, grouped: bool):
     x, w = inputs
     etype = x.etype
-    if etype is None or etype.name not in FLOAT_TYPES:
-        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} has no ONNX Conv "
-                                      f"(supported: {', '.join(FLOAT_TYPES)})")
+    if etype is None or etype.name not in FLOAT_TYPES + INT_TYPES:
+        raise UnsupportedLayer(layer, f"element type {etype.name if etype else '?'} is not supported "
+                                      f"(supported: {', '.join(FLOAT_TYPES + INT_TYPES)}; OpenVINO's frontends write "
+                                      "integer convolutions as i32, and its CPU plugin saturates 8-bit ones)")
     if w.etype != etype:
         raise InvalidLayer(layer, f"data is {etype.name} but filters are {w.etype.name}")
     ctx.onnx_type(layer, etype)
@@ -89,6 +92,8 @@ def _lower(ctx, layer, inputs, grouped: bool):
             w, i64(ctx.b, [c_out, c_in_g, *kernel], "filter_shape"), allowzero=1)
     attrs = dict(kernel_shape=kernel, strides=strides, dilations=dilations, pads=pads,
                  group=groups if grouped else None)
+    if etype.name in INT_TYPES:
+        return [integer_conv(ctx.b, x, weights, **attrs)]
     if ctx.quantized == "exact" or len(ctx.graph.consumers().get((layer.id, 0), [])) != 1:
         return [ctx.b.Conv(x, weights, **attrs)]
     return [_with_bias_slot(ctx, layer, x, weights, attrs, c_out, rank + 2)]
@@ -139,7 +144,8 @@ def _same_padded(ctx, layer, x, spatial, kernel, strides, dilations):
 
 @lowers("Convolution", "opset1")
 def convolution(ctx, layer, inputs):
-    """Convolution-1 -> Conv (explicit pads; auto_pad resolved at convert time)."""
+    """Convolution-1 -> Conv (explicit pads; auto_pad resolved at convert time); i32 -> Cast,
+    BitShift (bytes), ConvInteger, Mul, Add (exact modulo 2^32)."""
     return _lower(ctx, layer, inputs, grouped=False)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
+from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
 
 _INT32 = 6  # TensorProto.INT32
@@ -176,7 +177,7 @@ def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(a.shape, a.dtype)
     bits = a.dtype.itemsize * 8
     for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())):
-        r = pow(x, y) if y >= 0 else (x if abs(x) == 1 and y % 2 else (1 if abs(x) == 1 else 0))
+        r = pow(x, y, 1 << bits) if y >= 0 else (x if abs(x) == 1 and y % 2 else (1 if abs(x) == 1 else 0))
         r %= 1 << bits
         if a.dtype.kind == "i" and r >= 1 << (bits - 1):
             r -= 1 << bits
@@ -186,16 +187,18 @@ def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @lowers("Power", "opset1")
 def power(ctx, layer, inputs):
-    """Power-1 -> Pow (floats and i32/i64; numpy/none broadcast; constants folded)."""
+    """Power-1 -> Pow (floats; numpy/none broadcast; constants folded); integers (every width,
+    signed and unsigned) -> square and multiply on the exponent's bits in int64 (Where, Mul;
+    BitShift for a run-time exponent), Cast back: wrapping like PyTorch."""
     a, b = inputs
     _check_operands(layer, a, b)
-    name = a.etype.name
     if foldable(a, b):
         if a.etype.is_integer:
             return [_int_power(a.value(), b.value())]
         with np.errstate(all="ignore"):
             return [np.power(a.value().astype(np.float64), b.value().astype(np.float64)).astype(a.etype.numpy)]
-    if name not in ("f16", "f32", "f64", "i32", "i64"):
-        raise UnsupportedLayer(layer, f"Power on element type {name} is not supported "
-                                      "(onnxruntime's Pow takes f16, f32, f64, i32, i64)")
+    if a.etype.name in INT_TYPES:
+        return [integer_power_chain(ctx.b, a, b)]
+    if a.etype.name not in FLOAT_TYPES:
+        raise UnsupportedLayer(layer, f"Power on element type {a.etype.name} is not supported")
     return [ctx.b.Pow(a, b)]

@@ -5,6 +5,7 @@ blocks: :mod:`.elements`). The list is explicit, like ir2onnx/ops/__init__.py (v
 fills the table."""
 from . import infrastructure  # noqa: F401  Const, Result
 from . import conversion  # noqa: F401  Convert, ConvertLike
+from . import type_promotion  # noqa: F401  ConvertPromoteTypes-14
 from . import elementwise  # noqa: F401  Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod,
 #                                        SquaredDifference, Power
 from . import unary  # noqa: F401  Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5,
@@ -25,6 +26,7 @@ from . import reduction  # noqa: F401  ReduceProd, ReduceSum, ReduceMean, Reduce
 from . import normalization  # noqa: F401  MVN-6, GroupNormalization-12, BatchNormInference-1/-5, NormalizeL2
 from . import response_normalization  # noqa: F401  LRN, GRN
 from . import matmul  # noqa: F401  MatMul, Einsum-7
+from . import inverse  # noqa: F401  Inverse-14
 from . import transpose  # noqa: F401  Transpose, ShuffleChannels
 from . import shape  # noqa: F401  ShapeOf-1/-3, Concat, Squeeze-1/-15, Unsqueeze
 from . import reshape  # noqa: F401  Reshape
@@ -38,6 +40,7 @@ from . import gather_tree  # noqa: F401  GatherTree
 from . import patches  # noqa: F401  ExtractImagePatches-3, Col2Im-15
 from . import bucketize  # noqa: F401  Bucketize-3, SearchSorted-15
 from . import generation  # noqa: F401  Range-4, Eye-9
+from . import random_ops  # noqa: F401  RandomUniform-8, Multinomial-13
 from . import slicing  # noqa: F401  StridedSlice, Slice-8, SliceScatter-15
 from . import split  # noqa: F401  Split, VariadicSplit
 from . import broadcast  # noqa: F401  Broadcast-1/-3, Tile
@@ -50,7 +53,9 @@ from . import depth_to_space  # noqa: F401  DepthToSpace, SpaceToDepth
 from . import convolution  # noqa: F401  Convolution, GroupConvolution
 from . import convolution_backprop_data  # noqa: F401  ConvolutionBackpropData, GroupConvolutionBackpropData
 from . import pooling  # noqa: F401  MaxPool-1/-8/-14, AvgPool-1/-14/-16
+from . import adaptive_pooling  # noqa: F401  AdaptiveAvgPool-8, AdaptiveMaxPool-8
 from . import interpolate  # noqa: F401  Interpolate-4/-11
+from . import colour  # noqa: F401  NV12toRGB-8, NV12toBGR-8, I420toRGB-8, I420toBGR-8
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
 #                                       GRUCell-3, RNNCell

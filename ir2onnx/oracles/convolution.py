@@ -1,6 +1,7 @@
 """Oracles of Convolution-1 and GroupConvolution-1, from the spec: for every output position
 ``o`` and kernel tap ``k`` the input position is ``o*s - pad_begin + k*d`` (taps in the padding
-read zeros); sums are accumulated in float64 and rounded once to the output type."""
+read zeros); float sums are accumulated in float64 and rounded once to the output type, integer
+sums in int64 (wrapping), kept modulo 2^bits of the output type."""
 from __future__ import annotations
 
 import itertools
@@ -45,14 +46,16 @@ def _conv(layer, x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     geo = [_axis_geometry(layer, mode, x.shape[2 + i], w.shape[2 + i], strides[i], dilations[i], i)
            for i in range(rank)]
     out_sp = [g[1] for g in geo]
-    out = np.zeros((x.shape[0], c_out, *out_sp), np.float64)
-    xf, wf = x.astype(np.float64), w.astype(np.float64)
+    # integers: int64 sums wrap modulo 2^64, so their low bits are the i32 result modulo 2^32
+    acc_type = np.int64 if x.dtype.kind in "iu" else np.float64
+    out = np.zeros((x.shape[0], c_out, *out_sp), acc_type)
+    xf, wf = x.astype(acc_type), w.astype(acc_type)
     c_out_g = c_out // groups
     for g in range(groups):
         xs = xf[:, g * c_in_g:(g + 1) * c_in_g]
         ws = wf[g * c_out_g:(g + 1) * c_out_g]
         for o in itertools.product(*[range(n) for n in out_sp]):
-            acc = np.zeros((x.shape[0], c_out_g))
+            acc = np.zeros((x.shape[0], c_out_g), acc_type)
             for k in itertools.product(*[range(n) for n in w.shape[2:]]):
                 pos = [o[i] * strides[i] - geo[i][0] + k[i] * dilations[i] for i in range(rank)]
                 if all(0 <= p < x.shape[2 + i] for i, p in enumerate(pos)):

@@ -120,14 +120,13 @@ def _float_pow(x: float, y: float) -> float:
         return math.inf if x > 0 or float(y).is_integer() and y % 2 == 0 else -math.inf
 
 
-def _int_pow(layer, x: int, y: int) -> int:
+def _int_pow(layer, x: int, y: int, bits: int) -> int:
+    """``x ** y`` modulo 2^bits (wrapped by the caller); negative ``y``: truncated toward zero."""
     if y >= 0:
-        return x ** y
+        return pow(x, y, 1 << bits)
     if abs(x) == 1:  # 1 / x**|y| truncated toward zero
         return x if y % 2 else 1
-    if x == 0:
-        raise UnsupportedLayer(layer, "0 to a negative integer power is undefined")
-    return 0
+    return 0  # 0 ** -n too: PyTorch's integer pow (OpenVINO's CPU plugin: a float infinity cast)
 
 
 @oracle("Power", "opset1")
@@ -138,7 +137,7 @@ def power(layer, inputs):
     for pos in itertools.product(*[range(d) for d in shape]):
         x, y = pick(a, pos), pick(b, pos)
         if a.dtype.kind in "iu":
-            out[pos] = wrap(_int_pow(layer, int(x), int(y)), a.dtype)
+            out[pos] = wrap(_int_pow(layer, int(x), int(y), a.dtype.itemsize * 8), a.dtype)
         else:
             out[pos] = _float_pow(float(x), float(y))
     return [out]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import infrastructure
 from . import conversion
+from . import type_promotion
 from . import batch_to_space
 from . import depth_to_space
 from . import reshape
@@ -14,6 +15,7 @@ from . import elementwise
 from . import reduction
 from . import convolution
 from . import matmul
+from . import inverse
 from . import transpose
 from . import slicing
 from . import activations
@@ -22,6 +24,7 @@ from . import finiteness
 from . import hard_sigmoid
 from . import softmax
 from . import pooling
+from . import adaptive_pooling
 from . import comparison
 from . import logical
 from . import bitwise
@@ -30,9 +33,11 @@ from . import response_normalization
 from . import split
 from . import broadcast
 from . import generation
+from . import random_ops
 from . import pad
 from . import attention
 from . import interpolate
+from . import colour
 from . import topk
 from . import cumsum
 from . import scatter
@@ -61,12 +66,12 @@ from . import grid_sample
 from . import unique
 from .cases import Case
 
-FAMILIES = (infrastructure, conversion, batch_to_space, depth_to_space, reshape, shape, indexing,
-            convolution_backprop_data, elementwise, reduction, convolution, matmul, transpose,
-            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, comparison, logical,
+FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to_space, reshape, shape, indexing,
+            convolution_backprop_data, elementwise, reduction, convolution, matmul, inverse, transpose,
+            slicing, activations, unary, finiteness, hard_sigmoid, softmax, pooling, adaptive_pooling, comparison, logical,
             bitwise, normalization, response_normalization,
-            split, broadcast, generation, pad, attention, interpolate, topk, cumsum, scatter, one_hot,
-            embedding, segment, gather_tree, patches, bucketize,
+            split, broadcast, generation, random_ops, pad, attention, interpolate, colour, topk, cumsum,
+            scatter, one_hot, embedding, segment, gather_tree, patches, bucketize,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, roi_align,
             roi_pooling, prior_box, region_yolo, ctc, detection_output, proposal,
             control_flow, state, signal, grid_sample, unique)

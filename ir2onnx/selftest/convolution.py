@@ -22,6 +22,12 @@ def _conv(x_shape, w_shape, strides, pads_begin, pads_end, dilations, auto_pad="
 CONV, GCONV = ("Convolution", "opset1"), ("GroupConvolution", "opset1")
 
 
+def _int_conv(ops):
+    x = param(ops, [None, 2, 5, 5], np.int32)
+    w = ops.constant(np.random.default_rng(6).integers(-255, 256, (3, 2, 3, 3)).astype(np.int32))
+    return [(ops.convolution(x, w, [1, 2], [1, 0], [1, 1], [1, 1]), "y")], [x]
+
+
 CASES = [
     Case("conv/2d-pads-dilation", CONV, ov_build(_conv([1, 3, 7, 6], [4, 3, 3, 2], [2, 1], [1, 0], [0, 2], [1, 2])),
          exact=False, expect={"y": (1, 4, 3, 6)}),
@@ -36,4 +42,7 @@ CASES = [
          exact=False, expect={"y": (1, 6, 3, 4)}),
     Case("gconv/groups-2", GCONV, ov_build(_conv([1, 4, 6, 6], [2, 3, 2, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1],
                                                  group=True)), exact=False, expect={"y": (1, 6, 6, 6)}),
+    Case("conv/i32-exact", CONV, ov_build(_int_conv), shapes={"x": (2, 2, 5, 5)},
+         inputs=lambda rng: {"x": rng.integers(-255, 256, (2, 2, 5, 5)).astype(np.int32)}, expect={"y": (2, 3, 5, 2)},
+         source="i32 Convolution, as OpenVINO's ONNX frontend writes ConvInteger: exact through ConvInteger on bytes"),
 ]

@@ -273,14 +273,22 @@ def test_selftest_prints_the_matrix(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Conformance matrix, ") and "onnxruntime 1." in out
     header, rows = _table(out)
-    assert header == ["op", "cases", "spec", "ort:cpu", "ort:cuda", "openvino"]
+    assert header == ["op", "cases", "spec", "ort:cpu", "ort:cuda", "openvino", "ONNX opset"]
     assert rows["Convert-opset1"][0] == "11" and rows["Convert-opset1"][2] == "pass 11/11"
+    assert rows["Convert-opset1"][-1] == "17"  # the opset the converter chose for every case
     assert rows["Result-opset1"][2] == "pass 2/2"
     cuda = [cells[3] for cells in rows.values()]
     if provider_status("cuda")[0]:
         assert all(c.startswith("pass") for c in cuda if c != "no case")
     else:
         assert set(cuda) <= {"unavailable", "no case"} and "unavailable" in cuda
+
+
+def test_selftest_matrix_names_the_opset_each_op_needs(capsys):
+    """SegmentMax's ScatterND(max) needs ONNX opset 18: the converter chooses it, the matrix says so."""
+    assert main(["selftest", "--provider", "cpu", "--no-openvino", "-k", "segmentmax/"]) == 0
+    _, rows = _table(capsys.readouterr().out)
+    assert rows["SegmentMax-opset16"][-1] == "18"
 
 
 def test_selftest_catches_a_wrong_lowering(capsys, monkeypatch):
@@ -299,7 +307,7 @@ def test_selftest_reports_ops_without_lowering(capsys, monkeypatch):
     assert main(["selftest", "--provider", "cpu", "-k", "convert/", "--strict"]) == 1
     out = capsys.readouterr().out
     _, rows = _table(out)
-    assert rows["Convert-opset1"][2:] == ["no lowering", "no lowering"]
+    assert rows["Convert-opset1"][2:] == ["no lowering", "no lowering", "-"]
     assert "not run (missing: lowering of Convert-opset1)" in out
 
 

@@ -50,17 +50,25 @@ def _cell(values: list[str]) -> str:
     return head + (f" ({', '.join(extra)})" if extra else "")
 
 
+def _opsets(results: list) -> str:
+    """The ONNX opsets a row's cases converted at: what its tested paths need (``17, 18``)."""
+    found = sorted({r.opset for r in results if r.opset is not None})
+    return ", ".join(map(str, found)) or "-"
+
+
 def matrix(columns: list[str], results: list) -> list[tuple[str, int, list[str]]]:
-    """Rows ``(op, number of cases, cells)``; registered lowerings without a case say ``no case``."""
+    """Rows ``(op, number of cases, cells)``, the last cell the ONNX opsets the cases converted at;
+    registered lowerings without a case say ``no case``."""
     from .. import ops  # noqa: F401  (the op modules fill the lowering table)
     from ..lowering.registry import supported
 
     rows: dict[str, list[CaseResult]] = {}
     for r in results:
         rows.setdefault(r.case.row, []).append(r)
-    out = [(op, len(rs), [_cell([r.cells[c] for r in rs]) for c in columns]) for op, rs in rows.items()]
+    out = [(op, len(rs), [_cell([r.cells[c] for r in rs]) for c in columns] + [_opsets(rs)])
+           for op, rs in rows.items()]
     covered = {c.row for c in all_cases()}
-    out += [(f"{t}-{v}", 0, ["no case"] * len(columns)) for t, v in supported() if f"{t}-{v}" not in covered]
+    out += [(f"{t}-{v}", 0, ["no case"] * len(columns) + ["-"]) for t, v in supported() if f"{t}-{v}" not in covered]
     return sorted(out)
 
 
@@ -71,7 +79,7 @@ def format_matrix(columns: list[str], results: list, unavailable: dict[str, str]
     lines = [f"Conformance matrix, {v['date']}: ir2onnx {v['ir2onnx']}, onnx {v['onnx']}, onnxruntime "
              f"{v['onnxruntime']} (providers: {v['providers']}), openvino {v['openvino']}, numpy "
              f"{v['numpy']}, Python {v['python']}, {v['platform']}.", "",
-             "| op | cases | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+             "| op | cases | " + " | ".join(columns) + " | ONNX opset |", "|---|---|" + "---|" * (len(columns) + 1)]
     lines += [f"| {op} | {n} | " + " | ".join(cells) + " |" for op, n, cells in matrix(columns, results)]
     failed = [r for r in results if r.failed]
     notable = ("unsupported", "deviates", "refused")

@@ -33,6 +33,7 @@ class CaseResult:
     cells: dict[str, str]  # column -> pass | fail | error | unsupported | unavailable | n/a | no ...
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    opset: int | None = None  # the ONNX opset the case converted at (chosen per model unless forced)
 
     @property
     def failed(self) -> bool:
@@ -153,6 +154,7 @@ def run_case(case: Case, columns: list[str], providers: list[str], unavailable: 
         notes.append(f"conversion refused: {' '.join(str(e).split())[:200]}")
         result.seconds = time.perf_counter() - start
         return result
+    result.opset = res.opset
     oracle = res.backend("oracle")
     if oracle.status != "ok":
         _fill(cells, "fail")

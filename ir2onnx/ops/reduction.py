@@ -26,6 +26,17 @@ from ..lowering.shapes import as_int64, i64
 _INT64 = 7  # TensorProto.INT64
 
 
+def _const_axes(layer, x, axes_v) -> list[int]:
+    """The constant axes, checked and normalised (sorted, unique) where the rank is known."""
+    axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
+    rank = x.rank
+    if rank is None:
+        return axes
+    if any(not -rank <= ax < max(rank, 1) for ax in axes):
+        raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
+    return sorted({ax % rank if rank else 0 for ax in axes})
+
+
 def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     x, axes_v = inputs
     if x.etype.name in ("boolean", "string") or x.etype.numpy is None:
@@ -33,13 +44,9 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     if not axes_v.is_const:
         return [_run_time_axes(ctx, layer, x, axes_v, onnx_op)]
     keep = bool(layer.attrs.get("keep_dims", False))
-    axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
+    axes = _const_axes(layer, x, axes_v)
     rank = x.rank
-    if rank is not None:
-        if any(not -rank <= ax < max(rank, 1) for ax in axes):
-            raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
-        axes = sorted({ax % rank if rank else 0 for ax in axes})
-    elif any(ax < 0 for ax in axes):
+    if rank is None and any(ax < 0 for ax in axes):
         raise UnsupportedLayer(layer, "negative axes need a known input rank")
     if not axes or rank == 0:  # no reduction: each output is the op over its one element
         if onnx_op in ("ReduceL1", "ReduceL2"):  # |x|, not x
@@ -215,12 +222,8 @@ def _logical_reduce(ctx, layer, inputs, is_and: bool):
     keep = int(bool(layer.attrs.get("keep_dims", False)))
     g = ctx.b
     if axes_v.is_const:
-        axes = [int(v) for v in np.asarray(axes_v.value()).reshape(-1)]
+        axes = _const_axes(layer, x, axes_v)
         rank = x.rank
-        if rank is not None:
-            if any(not -rank <= ax < max(rank, 1) for ax in axes):
-                raise InvalidLayer(layer, f"axes {axes} out of range for rank {rank}")
-            axes = sorted({ax % rank if rank else 0 for ax in axes})
         if not axes or rank == 0:  # no reduction: each output is its one element
             return [x]
         if foldable(x):

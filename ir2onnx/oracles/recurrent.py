@@ -94,6 +94,19 @@ def lstm_sequence(layer, inputs):
     return _run(layer, x, [h0, c0], lengths, w, r, b, cell)
 
 
+def gru_update(f, g, clip, lbr: bool, hs: int, w, r, b, xt, ht):
+    """One GRU step of one direction, the spec's formulas (gates z, r, h in W, R, B; with
+    linear_before_reset B = [Wbz + Rbz, Wbr + Rbr, Wbh, Rbh])."""
+    part = lambda m, k: m[k * hs:(k + 1) * hs]  # noqa: E731
+    zt = f(clip(part(w, 0) @ xt + part(r, 0) @ ht + part(b, 0)))
+    rt = f(clip(part(w, 1) @ xt + part(r, 1) @ ht + part(b, 1)))
+    if lbr:
+        cand = g(clip(part(w, 2) @ xt + rt * (part(r, 2) @ ht + part(b, 3)) + part(b, 2)))
+    else:
+        cand = g(clip(part(w, 2) @ xt + part(r, 2) @ (rt * ht) + part(b, 2)))
+    return (1 - zt) * cand + zt * ht
+
+
 @oracle("GRUSequence", "opset5")
 def gru_sequence(layer, inputs):
     x, h0, lengths, w, r, b = inputs
@@ -103,15 +116,7 @@ def gru_sequence(layer, inputs):
     w, r, b = (np.asarray(a, np.float64) for a in (w, r, b))
 
     def cell(d, xt, state):
-        (ht,) = state
-        part = lambda m, k: m[d][k * hs:(k + 1) * hs]  # noqa: E731
-        zt = f(clip(part(w, 0) @ xt + part(r, 0) @ ht + part(b, 0)))
-        rt = f(clip(part(w, 1) @ xt + part(r, 1) @ ht + part(b, 1)))
-        if lbr:  # B = [Wbz + Rbz, Wbr + Rbr, Wbh, Rbh]
-            cand = g(clip(part(w, 2) @ xt + rt * (part(r, 2) @ ht + part(b, 3)) + part(b, 2)))
-        else:
-            cand = g(clip(part(w, 2) @ xt + part(r, 2) @ (rt * ht) + part(b, 2)))
-        return ((1 - zt) * cand + zt * ht,)
+        return (gru_update(f, g, clip, lbr, hs, w[d], r[d], b[d], xt, state[0]),)
 
     return _run(layer, x, [h0], lengths, w, r, b, cell)
 
@@ -189,17 +194,9 @@ def gru_cell3(layer, inputs):
     f, g = _activations(layer, 2, ["sigmoid", "tanh"])
     clip = _clip(layer)
     w, r, b = (np.asarray(a, np.float64) for a in (w, r, b))
-    part = lambda m, k: m[k * hs:(k + 1) * hs]  # noqa: E731
 
     def step(xt, state):
-        (ht,) = state
-        zt = f(clip(part(w, 0) @ xt + part(r, 0) @ ht + part(b, 0)))
-        rt = f(clip(part(w, 1) @ xt + part(r, 1) @ ht + part(b, 1)))
-        if lbr:  # B = [Wbz + Rbz, Wbr + Rbr, Wbh, Rbh]
-            cand = g(clip(part(w, 2) @ xt + rt * (part(r, 2) @ ht + part(b, 3)) + part(b, 2)))
-        else:
-            cand = g(clip(part(w, 2) @ xt + part(r, 2) @ (rt * ht) + part(b, 2)))
-        return ((1 - zt) * cand + zt * ht,)
+        return (gru_update(f, g, clip, lbr, hs, w, r, b, xt, state[0]),)
 
     return _cell_rows(layer, x, [h0], step)
 

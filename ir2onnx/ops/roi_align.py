@@ -1,4 +1,4 @@
-"""ROIAlign-3/-9 (avg mode) -> ONNX RoiAlign.
+"""ROIAlign-3/-9 (avg mode) -> ONNX RoiAlign; ROIAlignRotated-15 -> an explicit GatherND chain.
 
 Each ROI (x1, y1, x2, y2) of ``rois``, scaled by ``spatial_scale``, is split into pooled_h x
 pooled_w bins; each bin averages bilinear samples on a sampling_ratio grid (0: ceil(bin size)),
@@ -149,3 +149,105 @@ def roi_align9(ctx, layer, inputs):
     """ROIAlign-9 (avg) -> [Add 0.5 to the ROIs for half_pixel,] Cast, RoiAlign (output_half_pixel for
     asymmetric, half_pixel for half_pixel_for_nn and half_pixel)."""
     return _roi_align(ctx, layer, inputs, str(layer.attrs.get("aligned_mode", "asymmetric")))
+
+
+@lowers("ROIAlignRotated", "opset15")
+def roi_align_rotated15(ctx, layer, inputs):
+    """ROIAlignRotated-15 (data, rois [R, 5] = cx, cy, w, h, angle, batch_indices; avg) -> Cast,
+    Mul/Sub (centre, size), [Neg (clockwise_mode),] Cos/Sin, sample grid Add/Mul, rotation
+    Mul/Sub/Add, bounds And/Where, Floor, GatherND (batch_dims 1, 4 neighbours), weighted Add, Div by
+    the sample count, ReduceSum over the grid, Transpose.
+
+    OpenVINO's float order in f32 (f16 data runs in f32 between Casts): centre = ROI * scale - 0.5,
+    size = ROI * scale, start = -size / 2, bin = size / pooled; pre-rotation sample
+    start + i * bin + (bin / ratio) * (a + 0.5); image point y = py * cos - px * sin + cy,
+    x = py * sin + px * cos + cx (angle negated if clockwise_mode); samples outside [-1, size] are 0,
+    the rest clamped and bilinearly interpolated as ROIAlign. sampling_ratio 0 (a grid per ROI size)
+    is refused: ONNX needs a fixed grid."""
+    data, rois, indices = inputs
+    for v, what in ((data, "data"), (rois, "rois")):
+        if v.etype is None or v.etype.name not in ("f16", "f32"):
+            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
+                                          "(f16, f32 are; OpenVINO rotates in f32)")
+    if data.etype != rois.etype:
+        raise InvalidLayer(layer, f"data ({data.etype.name}) and rois ({rois.etype.name}) differ in type")
+    if not indices.etype.is_integer:
+        raise InvalidLayer(layer, f"batch_indices must be integers, not {indices.etype.name}")
+    if data.rank not in (None, 4):
+        raise InvalidLayer(layer, f"data must be 4-D [N, C, H, W], got rank {data.rank}")
+    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 5)):
+        raise InvalidLayer(layer, f"rois must be [num_rois, 5], got {list(rois.shape)}")
+    ph, pw, ratio = (int(layer.attrs[k]) for k in ("pooled_h", "pooled_w", "sampling_ratio"))
+    scale = float(layer.attrs["spatial_scale"])
+    clockwise = str(layer.attrs.get("clockwise_mode", "false")).lower() in ("true", "1")
+    if ph < 1 or pw < 1 or ratio < 0 or scale <= 0:
+        raise InvalidLayer(layer, f"pooled_h {ph}, pooled_w {pw} must be >= 1, sampling_ratio {ratio} >= 0 "
+                                  f"and spatial_scale {scale} > 0")
+    if ratio == 0:
+        raise UnsupportedLayer(layer, "sampling_ratio=0 is not supported (the sampling grid is ceil(bin size) "
+                                      "per ROI; the explicit form needs a fixed sampling grid)")
+    g = ctx.b
+    cast = data.etype.name == "f16"
+    x = g.Cast(data, to=_FLOAT) if cast else data.name
+    boxes = g.Cast(rois, to=_FLOAT) if cast else rois.name
+    idx = indices.name if indices.etype.name == "i64" else g.Cast(indices, to=_INT64)
+    c = lambda v, hint="c": g.const(np.asarray(v, np.float32), np.float32, hint)  # noqa: E731
+    cx, cy, w, h, angle = g.Split(boxes, i64(g, [1, 1, 1, 1, 1]), axis=1, _outputs=5)  # [R, 1] each
+    cx, cy = (g.Sub(g.Mul(v, c(scale, "scale")), c(0.5, "half")) for v in (cx, cy))
+    w, h = g.Mul(w, c(scale, "scale")), g.Mul(h, c(scale, "scale"))
+    if clockwise:
+        angle = g.Neg(angle)
+    cos, sin = g.Cos(angle), g.Sin(angle)
+    hw = g.Cast(dims_of(g, data, 2, 4), to=_FLOAT)  # [H, W] as floats
+    size_h, size_w = g.Split(hw, i64(g, [1, 1]), axis=0, _outputs=2)
+    limits = dims_of(g, data, 2, 4)
+    last_h, last_w = (g.Sub(g.Gather(limits, i64(g, k), axis=0), i64(g, 1)) for k in (0, 1))
+
+    def grid(size, bins):
+        """Pre-rotation sample offsets along one axis, [R, bins * ratio]."""
+        start = g.Div(g.Neg(size), c(2.0, "two"))
+        binsize = g.Div(size, c(bins, "bins"))
+        step = g.Div(binsize, c(ratio, "ratio"))
+        index = np.repeat(np.arange(bins), ratio).astype(np.float32)
+        offs = np.tile(np.arange(ratio) + 0.5, bins).astype(np.float32)
+        return g.Add(g.Add(start, g.Mul(binsize, c(index, "bin_index"))), g.Mul(step, c(offs, "sample_offset")))
+
+    rows = g.Unsqueeze(grid(h, ph), i64(g, [2]))  # [R, Sy, 1]
+    cols = g.Unsqueeze(grid(w, pw), i64(g, [1]))  # [R, 1, Sx]
+    cos3, sin3 = g.Unsqueeze(cos, i64(g, [2])), g.Unsqueeze(sin, i64(g, [2]))
+    ys = g.Add(g.Sub(g.Mul(rows, cos3), g.Mul(cols, sin3)), g.Unsqueeze(cy, i64(g, [2])))  # [R, Sy, Sx]
+    xs = g.Add(g.Add(g.Mul(rows, sin3), g.Mul(cols, cos3)), g.Unsqueeze(cx, i64(g, [2])))
+    valid = g.And(g.And(g.GreaterOrEqual(ys, c(-1.0, "minus_one")), g.LessOrEqual(ys, size_h)),
+                  g.And(g.GreaterOrEqual(xs, c(-1.0, "minus_one")), g.LessOrEqual(xs, size_w)))
+
+    def axis(pos, last):
+        pos = g.Max(pos, c(0.0, "zero"))
+        low = g.Cast(g.Floor(pos), to=_INT64)
+        at_end = g.GreaterOrEqual(low, last)
+        low = g.Where(at_end, last, low)
+        high = g.Where(at_end, last, g.Add(low, i64(g, 1)))
+        pos = g.Where(at_end, g.Cast(last, to=_FLOAT), pos)
+        frac = g.Sub(pos, g.Cast(low, to=_FLOAT))
+        return low, high, frac, g.Sub(c(1.0, "one"), frac)
+
+    yl, yh, ly, hy = axis(ys, last_h)
+    xl, xh, lx, hx = axis(xs, last_w)
+    maps = g.Transpose(g.Gather(x, idx, axis=0), perm=[0, 2, 3, 1])  # [R, H, W, C]
+    last_axis = i64(g, [3])
+
+    def at(r, q):
+        return g.GatherND(maps, g.Concat(g.Unsqueeze(r, last_axis), g.Unsqueeze(q, last_axis), axis=3),
+                          batch_dims=1)  # [R, Sy, Sx, C]
+
+    def weight(a, b):
+        return g.Unsqueeze(g.Mul(a, b), last_axis)
+
+    value = g.Mul(weight(hy, hx), at(yl, xl))
+    value = g.Add(value, g.Mul(weight(hy, lx), at(yl, xh)))
+    value = g.Add(value, g.Mul(weight(ly, hx), at(yh, xl)))
+    value = g.Add(value, g.Mul(weight(ly, lx), at(yh, xh)))
+    value = g.Where(g.Unsqueeze(valid, last_axis), g.Div(value, c(ratio * ratio, "count")), c(0.0, "zero"))
+    grouped = g.Reshape(value, i64(g, [0, ph, ratio, pw, ratio, -1], "shape"))
+    pooled = g.ReduceSum(grouped, i64(g, [2, 4], "axes"), keepdims=0)  # axes an input since opset 13
+    out = g.Transpose(pooled, perm=[0, 3, 1, 2])
+    return [g.Cast(out, to=data.etype.onnx) if cast else out]

@@ -1,4 +1,4 @@
-"""Selftest cases of ROIAlign-3/-9 (avg mode): each aligned mode, the adaptive sampling grid
+"""Selftest cases of ROIAlign-3/-9 (avg mode) and ROIAlignRotated-15: each aligned mode, the adaptive sampling grid
 (sampling_ratio 0), ROIs partly outside the map. Compared with the oracle within the per-type
 tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
@@ -41,4 +41,26 @@ CASES = [
          shapes=_SHAPES, source="ROIAlign max: the largest bilinear sample of each bin, and 0 (OpenVINO)"),
     Case("roi_align9/max-half-pixel-ratio-1", ("ROIAlign", "opset9"),
          ov_build(_roi_align(9, 1, "half_pixel", mode="max")), exact=False, shapes=_SHAPES),
+]
+
+ROTATED = np.array([[3.1, 4.2, 5.5, 3.1, 0.4], [6, 5, 4, 7, -1.2], [2, 2, 9, 3, 2.5], [4.5, 3.5, 3, 3, 0]],
+                   np.float32)
+
+
+def _rotated(clockwise, dtype=np.float32):
+    def make(ops):
+        import openvino.opset15 as ops15
+
+        x = param(ops, [None, 3, None, None], dtype)
+        rois, batch = const(ops, ROTATED, dtype), const(ops, BATCH, np.int32)
+        return [(ops15.roi_align_rotated(x, rois, batch, 3, 2, 2, 0.8, clockwise), "y")], [x]
+    return make
+
+
+CASES += [
+    Case("roi_align_rotated15/counter-clockwise", ("ROIAlignRotated", "opset15"), ov_build(_rotated(False)),
+         exact=False, shapes=_SHAPES, expect={"y": (4, 3, 3, 2)},
+         source="ROIAlignRotated-15: detectron2's ROIAlignRotated (angle in radians)"),
+    Case("roi_align_rotated15/clockwise-f16", ("ROIAlignRotated", "opset15"),
+         ov_build(_rotated(True, np.float16)), exact=False, shapes=_SHAPES),
 ]

@@ -1,0 +1,84 @@
+"""ExperimentalDetectronPriorGridGenerator-6: the anchor grid of the Detectron heads of Open Model
+Zoo's instance-segmentation-security-* models.
+
+Facts (OpenVINO's operation specification and reference implementation, in our words):
+
+- Inputs: priors ``[N, 4]`` (x0, y0, x1, y1 of each anchor, centred at 0), the feature map
+  ``[B, C, H, W]`` and the image ``[B, C, IH, IW]``; of the last two only the sizes are used.
+- Grid: ``H`` rows by ``W`` columns; steps ``stride_x`` (x) and ``stride_y`` (y), each 0 meaning
+  ``float(IW) / W`` and ``float(IH) / H`` (one float32 division).
+- Box ``(h, w, n)``: ``x0 + step_x * (float(w) + 0.5)``, ``y0 + step_y * (float(h) + 0.5)``, the
+  same for x1, y1: one float32 product, then one float32 sum (f16 priors: the sum is done in
+  float32 and rounded to f16 once).
+- Output ``[H * W * N, 4]`` (flatten) or ``[H, W, N, 4]``, ordered by h, w, n.
+- Attributes ``h``/``w`` other than 0 or the map's size leave part of the output undefined (the
+  specification says so); they are refused.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
+from ..lowering.shapes import dims_of, i64
+
+FLOATS = ("f32", "f16")
+
+
+def _float_input(layer, v, what):
+    if v.etype is None or v.etype.name not in FLOATS:
+        raise UnsupportedLayer(layer, f"{what} of type {getattr(v.etype, 'name', '?')} is not supported "
+                                      f"({', '.join(FLOATS)})")
+    if v.shape is not None and (len(v.shape) != 2 or v.shape[1] not in (None, 4)):
+        raise InvalidLayer(layer, f"{what} must be [N, 4], got {list(v.shape)}")
+
+
+@lowers("ExperimentalDetectronPriorGridGenerator", "opset6")
+def prior_grid_generator(ctx, layer, inputs):
+    """ExperimentalDetectronPriorGridGenerator-6 (priors, feature_map, im_data) -> Shape/Range/Cast
+    (cell centres), Div (default steps), Mul, Add (float32), Expand, Concat, Reshape; Cast for f16."""
+    a = layer.attrs
+    priors, fm, im = inputs
+    _float_input(layer, priors, "priors")
+    for v, what in ((fm, "feature_map"), (im, "im_data")):
+        if v.shape is not None and len(v.shape) != 4:
+            raise InvalidLayer(layer, f"{what} must be 4D, got {list(v.shape)}")
+    for attr, axis in (("h", 2), ("w", 3)):
+        n = int(a[attr])
+        dim = None if fm.shape is None else fm.shape[axis]
+        if n < 0:
+            raise InvalidLayer(layer, f"{attr}={n} must be non-negative")
+        if n != 0 and n != dim:
+            raise UnsupportedLayer(layer, f"{attr}={n} differs from the feature map's size "
+                                          f"({dim if dim is not None else 'unknown'}): the output's remainder "
+                                          f"is undefined by the specification")
+    g = ctx.b
+    p = priors.name if priors.etype.name == "f32" else g.Cast(priors, to=1)
+    hw = dims_of(g, fm, 2, 4)  # [H, W]
+    H, W = (g.Gather(hw, i64(g, k), axis=0) for k in (0, 1))
+    steps = []
+    for stride, k, n in ((float(a["stride_x"]), 1, W), (float(a["stride_y"]), 0, H)):
+        if stride != 0:
+            steps.append(g.const(np.float32(stride), np.float32))
+        else:
+            size = g.Cast(g.Gather(dims_of(g, im, 2, 4), i64(g, k), axis=0), to=1)
+            steps.append(g.Div(size, g.Cast(n, to=1)))
+    half = g.const(np.float32(0.5), np.float32)
+
+    def centres(n, step):
+        return g.Mul(step, g.Add(g.Cast(g.Range(i64(g, 0), n, i64(g, 1)), to=1), half))
+
+    cx = g.Unsqueeze(centres(W, steps[0]), i64(g, [0, 2]))  # [1, W, 1]
+    cy = g.Unsqueeze(centres(H, steps[1]), i64(g, [1, 2]))  # [H, 1, 1]
+    coords = []
+    for j, c in enumerate((cx, cy, cx, cy)):
+        col = g.Reshape(g.Gather(p, i64(g, j), axis=1), i64(g, [1, 1, -1]))  # [1, 1, N]
+        s = g.Add(col, c)
+        coords.append(s)
+    shape = g.Concat(hw, g.Shape(p, start=0, end=1) if g.opset >= 15 else
+                     g.Slice(g.Shape(p), i64(g, [0]), i64(g, [1])), axis=0)  # [H, W, N]
+    parts = [g.Unsqueeze(g.Expand(c, shape), i64(g, [3])) for c in coords]
+    out = g.Concat(*parts, axis=3)
+    if a["flatten"]:
+        out = g.Reshape(out, i64(g, [-1, 4]))
+    return [out if priors.etype.name == "f32" else g.Cast(out, to=10)]

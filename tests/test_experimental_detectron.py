@@ -1,0 +1,126 @@
+"""ExperimentalDetectronPriorGridGenerator-6 on Detectron-style heads that OpenVINO writes: priors
+a Const (f16-compressed like the zoo's IR) or a run-time Parameter, the feature map a convolution
+of the image (dynamic H, W), the image a Parameter. onnxruntime is compared with the oracle and
+with OpenVINO bit for bit (float32 arithmetic in the reference's order)."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset15 as ops
+import pytest
+from openvino.utils.node_factory import NodeFactory
+
+import ir2onnx
+from ir2onnx.api import convert
+from ir2onnx.errors import UnsupportedLayer
+from ir2onnx.oracles.interpreter import evaluate
+from ir2onnx.testing import ov_parameter, ov_save, run_onnx, run_openvino
+
+BASE = dict(flatten=True, h=0, w=0, stride_x=0.0, stride_y=0.0)
+PRIORS = np.array([[-22.5, -10.5, 22.5, 10.5], [-16.0, -16.0, 16.0, 16.0], [-7.25, -15.5, 7.25, 15.5]],
+                  np.float32)
+
+
+def _grid(priors, fm, img, attrs):
+    return NodeFactory("opset6").create("ExperimentalDetectronPriorGridGenerator",
+                                        [priors.output(0), fm.output(0), img.output(0)], attrs)
+
+
+def _head(tmp_path, attrs, strides=((4, 4),), dynamic=True, priors_param=False, priors_dtype=np.float32):
+    """Image -> one strided 1x1 convolution per level (f16 weights) -> a grid per level; the
+    rois of all levels concatenated."""
+    img = ov_parameter([1, 3, None, None] if dynamic else [1, 3, 30, 22], np.float32, "img")
+    params = [img]
+    if priors_param:
+        pr = ov_parameter([None, 4], priors_dtype, "priors")
+        params.append(pr)
+    else:
+        pr = ops.constant(PRIORS.astype(priors_dtype))
+    outs = []
+    for i, stride in enumerate(strides):
+        k = ops.constant(np.random.default_rng(i).standard_normal((4, 3, 1, 1)).astype(np.float32))
+        fm = ops.convolution(img, k, list(stride), [0, 0], [0, 0], [1, 1])
+        outs.append(_grid(pr, fm, img, attrs))
+    out = outs[0] if len(outs) == 1 else ops.concat(outs, 0)
+    out.output(0).get_tensor().set_names({"rois"})
+    return ov_save(tmp_path / "grid.xml", [out], params, compress_to_fp16=True)
+
+
+def _check(xml, feeds):
+    got = run_onnx(xml, feeds)[0]
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
+    ov_out = run_openvino(xml, feeds)[0]
+    assert got.dtype == want.dtype == ov_out.dtype and got.shape == want.shape == ov_out.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, ov_out)
+    return got
+
+
+def _img(h=30, w=22):
+    return {"img": np.random.default_rng(3).standard_normal((1, 3, h, w)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("attrs", [BASE, dict(BASE, stride_x=3.5, stride_y=4.25), dict(BASE, flatten=False)],
+                         ids=["default-steps", "strides", "4d"])
+def test_levels_match_oracle_and_openvino(tmp_path, attrs):
+    xml = _head(tmp_path, attrs, strides=((4, 4), (8, 8)) if attrs["flatten"] else ((4, 4),))
+    got = _check(xml, _img())
+    # 30x22 image, stride 4 level: an 8x6 map, 3 priors per cell.
+    assert got.shape[0] == (8 * 6 + 4 * 3) * 3 if attrs["flatten"] else got.shape == (8, 6, 3, 4)
+
+
+def test_non_integral_default_steps_and_other_sizes(tmp_path):
+    """30/7 and 22/5 are not integers: the float32 division and the rounding of every sum match."""
+    xml = _head(tmp_path, BASE, strides=((4, 4), (3, 5)))
+    for size in ((30, 22), (19, 41)):
+        _check(xml, _img(*size))
+
+
+def test_known_values(tmp_path):
+    """A 2x2 map (stride 8) of a 16x16 image: cell centres 4 and 12, the priors shifted there."""
+    xml = _head(tmp_path, BASE, strides=((8, 8),), priors_param=True)
+    pr = np.array([[-1.0, -2.0, 1.0, 2.0]], np.float32)
+    got = _check(xml, dict(_img(16, 16), priors=pr))
+    want = [[3, 2, 5, 6], [11, 2, 13, 6], [3, 10, 5, 14], [11, 10, 13, 14]]
+    np.testing.assert_array_equal(got, np.array(want, np.float32))
+
+
+def test_run_time_priors_f32(tmp_path):
+    xml = _head(tmp_path, dict(BASE, stride_x=16.0), priors_param=True)
+    rng = np.random.default_rng(1)
+    pr = (rng.standard_normal((5, 4)) * 30).astype(np.float32)
+    assert _check(xml, dict(_img(), priors=pr)).shape == (8 * 6 * 5, 4)
+
+
+def test_static_shapes(tmp_path):
+    _check(_head(tmp_path, BASE, dynamic=False), _img())
+
+
+def test_h_w_equal_to_the_map_are_accepted(tmp_path):
+    xml = _head(tmp_path, dict(BASE, h=8, w=6), dynamic=False)
+    _check(xml, _img())
+
+
+@pytest.mark.parametrize("hw", [dict(h=4, w=0), dict(h=0, w=3)])
+def test_smaller_grid_is_refused(tmp_path, hw):
+    xml = _head(tmp_path, dict(BASE, **hw), dynamic=False)
+    with pytest.raises(UnsupportedLayer, match="undefined"):
+        convert(xml)
+
+
+def test_h_on_dynamic_map_is_refused(tmp_path):
+    with pytest.raises(UnsupportedLayer, match="unknown"):
+        convert(_head(tmp_path, dict(BASE, h=8)))
+
+
+
+def test_f16_model(tmp_path):
+    """All inputs f16 (OpenVINO wants one element type): the sum in float32, rounded to f16 once."""
+    pr, fm, img = (ov_parameter(shape, np.float16, name) for shape, name in
+                   (([None, 4], "priors"), ([1, 2, None, None], "fm"), ([1, 3, None, None], "img")))
+    out = _grid(pr, fm, img, dict(BASE, stride_x=3.3))
+    out.output(0).get_tensor().set_names({"rois"})
+    xml = ov_save(tmp_path / "f16.xml", [out], [pr, fm, img])
+    rng = np.random.default_rng(2)
+    feeds = {"priors": (rng.standard_normal((4, 4)) * 40).astype(np.float16),
+             "fm": np.zeros((1, 2, 5, 7), np.float16), "img": np.zeros((1, 3, 37, 50), np.float16)}
+    assert _check(xml, feeds).dtype == np.float16

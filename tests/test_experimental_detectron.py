@@ -124,3 +124,90 @@ def test_f16_model(tmp_path):
     feeds = {"priors": (rng.standard_normal((4, 4)) * 40).astype(np.float16),
              "fm": np.zeros((1, 2, 5, 7), np.float16), "img": np.zeros((1, 3, 37, 50), np.float16)}
     assert _check(xml, feeds).dtype == np.float16
+
+
+# -- ExperimentalDetectronTopKROIs-6 ---------------------------------------------------------------
+def _topk_model(tmp_path, max_rois, n=None, dtype=np.float32):
+    rois, probs = ov_parameter([n, 4], dtype, "rois"), ov_parameter([n], dtype, "probs")
+    out = NodeFactory("opset6").create("ExperimentalDetectronTopKROIs", [rois.output(0), probs.output(0)],
+                                       {"max_rois": max_rois})
+    out.output(0).get_tensor().set_names({"top"})
+    return ov_save(tmp_path / "topk.xml", [out], [rois, probs])
+
+
+def _rois(n, dtype=np.float32, seed=0):
+    """Row i of the rois starts with i, so that the picked indices can be read back."""
+    rng = np.random.default_rng(seed)
+    r = (rng.random((n, 4)) * 100).astype(dtype)
+    r[:, 0] = np.arange(n)
+    return r
+
+
+@pytest.mark.parametrize("n, static", [(30, True), (30, False), (8, False)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_topk_rois_distinct(tmp_path, n, static, seed):
+    xml = _topk_model(tmp_path, 8, n if static else None)
+    probs = np.random.default_rng(seed + 10).random(n).astype(np.float32)
+    got = _check(xml, {"rois": _rois(n, seed=seed), "probs": probs})
+    idx = got[:, 0].astype(int)
+    assert got.shape == (8, 4) and (np.diff(probs[idx]) < 0).all()
+    np.testing.assert_array_equal(idx, np.argsort(-probs, kind="stable")[:8])
+
+
+def test_topk_rois_fewer_than_max(tmp_path):
+    """N < max_rois: the N rows sorted, then zero rows (OpenVINO leaves them unwritten)."""
+    xml = _topk_model(tmp_path, 6)
+    feeds = {"rois": _rois(4), "probs": np.array([0.1, 0.7, 0.3, 0.9], np.float32)}
+    got = run_onnx(xml, feeds)[0]
+    ov_out = run_openvino(xml, feeds)[0]
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
+    assert got.shape == ov_out.shape == want.shape == (6, 4)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[:4], ov_out[:4])
+    np.testing.assert_array_equal(got[:4, 0], [3, 1, 2, 0])
+    assert not got[4:].any()
+
+
+def test_topk_rois_ties_small_n_follow_openvino(tmp_path):
+    """Equal probabilities, N <= 16: smaller index first, as OpenVINO's sort gives."""
+    xml = _topk_model(tmp_path, 5)
+    probs = np.array([1, 1, 2, 2, 0, 0, 2, 2, 0, 1, 2, 1], np.float32)
+    got = _check(xml, {"rois": _rois(12), "probs": probs})
+    np.testing.assert_array_equal(got[:, 0], [2, 3, 6, 7, 10])
+
+
+def test_topk_rois_ties_large_n(tmp_path):
+    """N=40 with three distinct values: ours is the stable order; OpenVINO's unstable sort picks
+    other tied rois (measured), but the same probabilities in the same order."""
+    xml = _topk_model(tmp_path, 12)
+    probs = np.random.default_rng(1).integers(0, 3, 40).astype(np.float32)
+    feeds = {"rois": _rois(40), "probs": probs}
+    got = run_onnx(xml, feeds)[0]
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())[0]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[:, 0], np.argsort(-probs, kind="stable")[:12])
+    ov_idx = run_openvino(xml, feeds)[0][:, 0].astype(int)
+    np.testing.assert_array_equal(probs[ov_idx], probs[got[:, 0].astype(int)])
+
+
+def test_topk_rois_f16(tmp_path):
+    xml = _topk_model(tmp_path, 5, dtype=np.float16)
+    probs = np.random.default_rng(4).permutation(20).astype(np.float16) / np.float16(20)
+    got = _check(xml, {"rois": _rois(20, np.float16), "probs": probs})
+    assert got.dtype == np.float16
+
+
+def test_topk_rois_of_a_prior_grid(tmp_path):
+    """The zoo's chain: a prior grid over a conv map (dynamic size), its rois ranked by run-time
+    scores of the same length."""
+    img = ov_parameter([1, 3, None, None], np.float32, "img")
+    probs = ov_parameter([None], np.float32, "probs")
+    k = ops.constant(np.random.default_rng(0).standard_normal((4, 3, 1, 1)).astype(np.float32))
+    fm = ops.convolution(img, k, [4, 4], [0, 0], [0, 0], [1, 1])
+    grid = _grid(ops.constant(PRIORS), fm, img, BASE)
+    out = NodeFactory("opset6").create("ExperimentalDetectronTopKROIs", [grid.output(0), probs.output(0)],
+                                       {"max_rois": 10})
+    out.output(0).get_tensor().set_names({"top"})
+    xml = ov_save(tmp_path / "chain.xml", [out], [img, probs], compress_to_fp16=True)
+    feeds = dict(_img(), probs=np.random.default_rng(7).random(8 * 6 * 3).astype(np.float32))
+    assert _check(xml, feeds).shape == (10, 4)

@@ -1,7 +1,8 @@
-"""ExperimentalDetectronPriorGridGenerator-6: the anchor grid of the Detectron heads of Open Model
-Zoo's instance-segmentation-security-* models.
+"""ExperimentalDetectronPriorGridGenerator-6 and ExperimentalDetectronTopKROIs-6: the anchor grid
+and the ROI selection of the Detectron heads of Open Model Zoo's instance-segmentation-security-*
+models.
 
-Facts (OpenVINO's operation specification and reference implementation, in our words):
+PriorGridGenerator facts (OpenVINO's operation specification and reference implementation, in our words):
 
 - Inputs: priors ``[N, 4]`` (x0, y0, x1, y1 of each anchor, centred at 0), the feature map
   ``[B, C, H, W]`` and the image ``[B, C, IH, IW]``; of the last two only the sizes are used.
@@ -13,6 +14,13 @@ Facts (OpenVINO's operation specification and reference implementation, in our w
 - Output ``[H * W * N, 4]`` (flatten) or ``[H, W, N, 4]``, ordered by h, w, n.
 - Attributes ``h``/``w`` other than 0 or the map's size leave part of the output undefined (the
   specification says so); they are refused.
+
+TopKROIs facts: rois ``[N, 4]`` and probs ``[N]``; the output is ``[max_rois, 4]``, the rois of
+the ``min(N, max_rois)`` highest probabilities, highest first. Rows past N are left unwritten by
+OpenVINO (measured: garbage); here they are zeros. Equal probabilities: smaller index first (ONNX
+TopK's rule). OpenVINO sorts with an unstable sort: it gives the same order for N <= 16 (measured),
+but for larger N with ties it may pick and order the tied rois otherwise (measured with 2026.4:
+N=40 with three distinct values); the specification leaves that order open.
 """
 from __future__ import annotations
 
@@ -82,3 +90,34 @@ def prior_grid_generator(ctx, layer, inputs):
     if a["flatten"]:
         out = g.Reshape(out, i64(g, [-1, 4]))
     return [out if priors.etype.name == "f32" else g.Cast(out, to=10)]
+
+
+@lowers("ExperimentalDetectronTopKROIs", "opset6")
+def topk_rois(ctx, layer, inputs):
+    """ExperimentalDetectronTopKROIs-6 (input_rois, rois_probs) -> TopK (largest, sorted; k =
+    min(N, max_rois)), Gather; Pad with zero rows to max_rois when N may be smaller."""
+    rois, probs = inputs
+    _float_input(layer, rois, "input_rois")
+    if probs.etype is None or probs.etype.name != rois.etype.name:
+        raise InvalidLayer(layer, "rois_probs must have input_rois' element type")
+    if probs.shape is not None and len(probs.shape) != 1:
+        raise InvalidLayer(layer, f"rois_probs must be 1D, got {list(probs.shape)}")
+    max_rois = int(layer.attrs["max_rois"])
+    if max_rois < 0:
+        raise InvalidLayer(layer, f"max_rois={max_rois} must be non-negative")
+    g = ctx.b
+    n = None if probs.shape is None else probs.shape[0]
+    if n is not None and rois.shape is not None and rois.shape[0] not in (None, n):
+        raise InvalidLayer(layer, f"input_rois has {rois.shape[0]} rows, rois_probs {n}")
+    p = probs.name if probs.etype.name == "f32" else g.Cast(probs, to=1)
+    if n is not None:
+        k = i64(g, [min(n, max_rois)])
+    else:
+        k = g.Min(g.Shape(probs), i64(g, [max_rois]))
+    _, idx = g.op("TopK", p, k, axis=0, largest=1, sorted=1, _outputs=2)
+    out = g.Gather(rois, idx, axis=0)
+    if n is None or n < max_rois:
+        missing = g.Sub(i64(g, [max_rois]), k)
+        pads = g.Concat(i64(g, [0, 0]), missing, i64(g, [0]), axis=0)
+        out = g.Pad(out, pads)
+    return [out]

@@ -1,5 +1,6 @@
-"""Selftest cases of ExperimentalDetectronPriorGridGenerator-6: priors a Parameter, the feature
-map and the image Parameters whose sizes only are used (as in the Detectron heads)."""
+"""Selftest cases of ExperimentalDetectronPriorGridGenerator-6 (priors a Parameter, the feature
+map and the image Parameters whose sizes only are used, as in the Detectron heads) and
+ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois)."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,26 @@ def _one_cell(feeds):
     return np.array([[2.0, 7.0, 6.0, 9.0]], np.float32)
 
 
+def _topk(max_rois, n=10):
+    def make(ops):
+        from openvino.utils.node_factory import NodeFactory
+
+        rois, probs = param(ops, [n, 4], name="rois"), param(ops, [None], name="probs")
+        node = NodeFactory("opset6").create("ExperimentalDetectronTopKROIs", [rois.output(0), probs.output(0)],
+                                            {"max_rois": max_rois})
+        return [(node, "top")], [rois, probs]
+    return make
+
+
+TOPK_IN = {"rois": np.arange(16, dtype=np.float32).reshape(4, 4),
+           "probs": np.array([0.2, 0.9, 0.1, 0.5], np.float32)}
+
+
 CASES = [
+    Case("topk_rois/random", ("ExperimentalDetectronTopKROIs", "opset6"), ov_build(_topk(4)),
+         shapes={"probs": (10,)}),
+    Case("topk_rois/worked", ("ExperimentalDetectronTopKROIs", "opset6"), ov_build(_topk(2, n=4)),
+         inputs=TOPK_IN, expect={"top": np.array([[4, 5, 6, 7], [12, 13, 14, 15]], np.float32)}),
     Case("prior_grid/default-steps", ("ExperimentalDetectronPriorGridGenerator", "opset6"),
          ov_build(_grid(BASE)), exact=False),
     Case("prior_grid/strides-4d", ("ExperimentalDetectronPriorGridGenerator", "opset6"),

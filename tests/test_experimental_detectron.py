@@ -211,3 +211,94 @@ def test_topk_rois_of_a_prior_grid(tmp_path):
     xml = ov_save(tmp_path / "chain.xml", [out], [img, probs], compress_to_fp16=True)
     feeds = dict(_img(), probs=np.random.default_rng(7).random(8 * 6 * 3).astype(np.float32))
     assert _check(xml, feeds).shape == (10, 4)
+
+
+# -- ExperimentalDetectronROIFeatureExtractor-6 -----------------------------------------------------
+EXTRACT = dict(output_size=4, sampling_ratio=2, pyramid_scales=[4, 8, 16, 32], aligned=False)
+FEAT_TOL = dict(rtol=2e-6, atol=2e-6)
+
+
+def _fpn(tmp_path, attrs, levels=4, image=None):
+    """An FPN head: the image -> one strided 1x1 convolution per level (f16 weights; strides the
+    pyramid scales; 1x1 so that the maps' own rounding stays small) -> the extractor on run-time rois. Dynamic image size."""
+    img = ov_parameter([1, 3, None, None], np.float32, "img")
+    rois = ov_parameter([None, 4], np.float32, "rois")
+    maps = []
+    for i in range(levels):
+        s = attrs["pyramid_scales"][i]
+        k = ops.constant(np.random.default_rng(i).standard_normal((5, 3, 1, 1)).astype(np.float32))
+        maps.append(ops.convolution(img, k, [s, s], [0, 0], [0, 0], [1, 1]))
+    node = NodeFactory("opset6").create("ExperimentalDetectronROIFeatureExtractor",
+                                        [rois.output(0)] + [m.output(0) for m in maps], attrs)
+    node.output(0).get_tensor().set_names({"features"})
+    node.output(1).get_tensor().set_names({"rois_out"})
+    return ov_save(tmp_path / "fpn.xml", [node.output(0), node.output(1)], [img, rois], compress_to_fp16=True)
+
+
+def _level_rois(rng, n_per=4, image=128):
+    """ROIs whose sqrt(area) is 224 * 2 ** (level - 2) times a factor in [0.75, 1.4): every level
+    0..3 (and beyond, clamped), inside and partly outside the image; plus an empty ROI."""
+    sides = []
+    for lvl in range(-1, 5):
+        sides += list(224 * 2.0 ** (lvl - 2) * rng.uniform(0.75, 1.4, n_per))
+    sides = np.float32(sides)[:, None]
+    centre = rng.uniform(0, image, (len(sides), 2)).astype(np.float32)
+    rois = np.concatenate([centre - sides / 2, centre + sides / 2], 1).astype(np.float32)
+    return np.concatenate([rois, np.float32([[10, 10, 10, 40], [50, 50, 40, 60]])])
+
+
+def _extract_check(xml, feeds):
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    ov_out = run_openvino(xml, feeds)
+    assert got[0].shape == want[0].shape == ov_out[0].shape
+    np.testing.assert_allclose(got[0], want[0], **FEAT_TOL)
+    np.testing.assert_allclose(got[0], ov_out[0], **FEAT_TOL)
+    np.testing.assert_array_equal(got[1], feeds["rois"])
+    np.testing.assert_array_equal(ov_out[1], feeds["rois"])
+    return got[0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_extractor_levels(tmp_path, seed):
+    xml = _fpn(tmp_path, EXTRACT)
+    rng = np.random.default_rng(seed)
+    feeds = {"img": rng.standard_normal((1, 3, 128, 96)).astype(np.float32), "rois": _level_rois(rng)}
+    got = _extract_check(xml, feeds)
+    assert not got[-2:].any() and np.abs(got[:-2]).sum(axis=(1, 2, 3)).min() > 0  # empty ROIs: zeros
+
+
+def test_extractor_adaptive_grid_and_other_size(tmp_path):
+    xml = _fpn(tmp_path, dict(EXTRACT, sampling_ratio=0, output_size=3, pyramid_scales=[4, 8]), levels=2)
+    rng = np.random.default_rng(5)
+    feeds = {"img": rng.standard_normal((1, 3, 64, 80)).astype(np.float32), "rois": _level_rois(rng, 2, 64)}
+    _extract_check(xml, feeds)
+
+
+def _numpy_level(side):
+    f = np.float32
+    t = f(f(np.sqrt(f(side * side)) / f(224)) + f(1e-6))
+    return int(np.floor(f(np.log2(t)) + f(2)))
+
+
+def test_extractor_level_boundaries(tmp_path):
+    """Squares on both sides of each level change (near sides 112, 224, 448, shifted by the
+    1e-6): the level changes exactly where OpenVINO's float32 arithmetic says."""
+    xml = _fpn(tmp_path, EXTRACT)
+    rows = []
+    for side in (112.0, 224.0, 448.0):
+        s = np.float32(side)
+        while _numpy_level(np.nextafter(s, np.float32(0))) == _numpy_level(side):
+            s = np.nextafter(s, np.float32(0))
+        below = np.nextafter(s, np.float32(0))
+        assert _numpy_level(below) == _numpy_level(s) - 1
+        rows += [[0, 0, below, below], [0, 0, s, s], [8, 4, 8 + s, 4 + s]]
+    feeds = {"img": np.random.default_rng(1).standard_normal((1, 3, 512, 512)).astype(np.float32),
+             "rois": np.float32(rows)}
+    got = _extract_check(xml, feeds)
+    assert all(np.abs(got[i] - got[i + 1]).max() > 1e-3 for i in range(0, len(rows), 3))
+
+
+def test_extractor_aligned_is_refused(tmp_path):
+    with pytest.raises(UnsupportedLayer, match="minimum ROI size"):
+        convert(_fpn(tmp_path, dict(EXTRACT, aligned=True)))

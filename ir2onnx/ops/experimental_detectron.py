@@ -1,5 +1,6 @@
-"""ExperimentalDetectronPriorGridGenerator-6 and ExperimentalDetectronTopKROIs-6: the anchor grid
-and the ROI selection of the Detectron heads of Open Model Zoo's instance-segmentation-security-*
+"""ExperimentalDetectronPriorGridGenerator-6, ExperimentalDetectronTopKROIs-6 and
+ExperimentalDetectronROIFeatureExtractor-6: the anchor grid, the ROI selection and the pyramid
+ROIAlign of the Detectron heads of Open Model Zoo's instance-segmentation-security-*
 models.
 
 PriorGridGenerator facts (OpenVINO's operation specification and reference implementation, in our words):
@@ -121,3 +122,61 @@ def topk_rois(ctx, layer, inputs):
         pads = g.Concat(i64(g, [0, 0]), missing, i64(g, [0]), axis=0)
         out = g.Pad(out, pads)
     return [out]
+
+
+def _level_threshold(k):
+    """The smallest float32 t with floor(f32(log2(t)) + 2) >= k (log2 is monotone)."""
+    t = np.float32(2.0 ** (k - 2))
+    lvl = lambda v: np.floor(np.float32(np.log2(v)) + np.float32(2))  # noqa: E731
+    while lvl(t) >= k:
+        t = np.nextafter(t, np.float32(0))
+    while lvl(t) < k:
+        t = np.nextafter(t, np.float32(np.inf))
+    return t
+
+
+@lowers("ExperimentalDetectronROIFeatureExtractor", "opset6")
+def roi_feature_extractor(ctx, layer, inputs):
+    """ExperimentalDetectronROIFeatureExtractor-6 (rois, level_0 .. level_L-1) -> per level RoiAlign
+    (output_half_pixel, avg); Sub, Mul, Sqrt, Div, Add, GreaterOrEqual, Cast, ReduceSum (the level);
+    Where (one level per ROI); Identity (the rois output)."""
+    a = layer.attrs
+    rois, maps = inputs[0], inputs[1:]
+    _float_input(layer, rois, "input_rois")
+    if rois.etype.name != "f32" or any(m.etype is None or m.etype.name != "f32" for m in maps):
+        raise UnsupportedLayer(layer, "only f32 rois and feature maps are supported")
+    scales = [int(v) for v in a["pyramid_scales"]]
+    if len(scales) != len(maps) or not maps or any(v <= 0 for v in scales):
+        raise InvalidLayer(layer, f"pyramid_scales {scales} must hold one positive scale per feature map "
+                                  f"({len(maps)})")
+    if a["aligned"]:
+        raise UnsupportedLayer(layer, "aligned=true: ONNX RoiAlign's half_pixel mode has no minimum ROI "
+                                      "size of 1, which OpenVINO's aligned mode keeps")
+    size, ratio = int(a["output_size"]), int(a["sampling_ratio"])
+    if size <= 0 or ratio < 0:
+        raise InvalidLayer(layer, f"output_size {size} must be positive, sampling_ratio {ratio} non-negative")
+    for m in maps:
+        if m.shape is not None and (len(m.shape) != 4 or m.shape[0] not in (None, 1)):
+            raise UnsupportedLayer(layer, f"feature maps must be [1, C, H, W], got {list(m.shape)}")
+    g = ctx.b
+    f32 = lambda v: g.const(np.float32(v), np.float32)  # noqa: E731
+    col = lambda j: g.Gather(rois, i64(g, j), axis=1)  # noqa: E731
+    area = g.Mul(g.Sub(col(2), col(0)), g.Sub(col(3), col(1)))  # [R]
+    t = g.Add(g.Div(g.Sqrt(area), f32(224.0)), f32(1e-6))
+    L = len(maps)
+    if L > 1:
+        over = [g.Cast(g.GreaterOrEqual(t, f32(_level_threshold(k))), to=7) for k in range(1, L)]
+        level = over[0] if L == 2 else g.ReduceSum(g.Concat(*[g.Unsqueeze(o, i64(g, [0])) for o in over],
+                                                             axis=0), i64(g, [0]), keepdims=0)
+    else:
+        level = g.Mul(g.Cast(t, to=7), i64(g, 0))  # zeros [R]
+    level = g.Where(g.Greater(area, f32(0.0)), level, i64(g, L))  # area <= 0: no level
+    level = g.Reshape(level, i64(g, [-1, 1, 1, 1]))
+    batch = g.Mul(g.Cast(g.Gather(rois, i64(g, 0), axis=1), to=7), i64(g, 0))  # zeros [R]
+    out = g.Expand(g.const(np.float32(0), np.float32), i64(g, [1, 1, 1, 1]))
+    for lvl in reversed(range(L)):
+        pooled = g.RoiAlign(maps[lvl], rois, batch, mode="avg", output_height=size, output_width=size,
+                            sampling_ratio=ratio, spatial_scale=float(np.float32(1.0) / np.float32(scales[lvl])),
+                            coordinate_transformation_mode="output_half_pixel")
+        out = g.Where(g.Equal(level, i64(g, lvl)), pooled, out)
+    return [out, g.Identity(rois)]

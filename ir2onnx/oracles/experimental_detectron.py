@@ -45,3 +45,66 @@ def topk_rois(layer, inputs):
     for row, i in enumerate(order[:max_rois]):
         out[row] = rois[i]
     return [out]
+
+
+def _bilinear(fmap, y, x):
+    """Detectron's bilinear sample of fmap [C, H, W] at (y, x): zero outside [-1, size]."""
+    H, W = fmap.shape[1:]
+    if y < -1 or y > H or x < -1 or x > W:
+        return np.zeros(fmap.shape[0], f)
+    y, x = max(y, f(0)), max(x, f(0))
+    y0, x0 = int(y), int(x)
+    if y0 >= H - 1:
+        y0 = y1 = H - 1
+        y = f(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= W - 1:
+        x0 = x1 = W - 1
+        x = f(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = f(y - f(y0)), f(x - f(x0))
+    hy, hx = f(1) - ly, f(1) - lx
+    return (hy * hx * fmap[:, y0, x0] + hy * lx * fmap[:, y0, x1] + ly * hx * fmap[:, y1, x0]
+            + ly * lx * fmap[:, y1, x1]).astype(f)
+
+
+def _roi_align(fmap, roi, scale, size, ratio, aligned):
+    off = f(0.5) if aligned else f(0)
+    x0, y0, x1, y1 = (f(f(v) * scale) - off for v in roi)
+    rw, rh = max(f(x1 - x0), f(1)), max(f(y1 - y0), f(1))
+    bw, bh = f(rw / f(size)), f(rh / f(size))
+    gh = ratio if ratio > 0 else int(np.ceil(rh / f(size)))
+    gw = ratio if ratio > 0 else int(np.ceil(rw / f(size)))
+    out = np.zeros((fmap.shape[0], size, size), f)
+    for ph in range(size):
+        for pw in range(size):
+            acc = np.zeros(fmap.shape[0], f)
+            for iy in range(gh):
+                y = f(f(y0 + f(ph) * bh) + f(f(f(iy) + f(0.5)) * bh / f(gh)))
+                for ix in range(gw):
+                    x = f(f(x0 + f(pw) * bw) + f(f(f(ix) + f(0.5)) * bw / f(gw)))
+                    acc = (acc + _bilinear(fmap, y, x)).astype(f)
+            out[:, ph, pw] = acc / f(gh * gw)
+    return out
+
+
+@oracle("ExperimentalDetectronROIFeatureExtractor", "opset6")
+def roi_feature_extractor(layer, inputs):
+    a = layer.attrs
+    rois, maps = np.asarray(inputs[0], f), [np.asarray(m, f) for m in inputs[1:]]
+    scales = list(a["pyramid_scales"])
+    if rois.ndim != 2 or rois.shape[1] != 4 or len(scales) != len(maps) or any(m.shape[0] != 1 for m in maps):
+        raise InvalidLayer(layer, "rois must be [R, 4], one pyramid scale per [1, C, H, W] map")
+    size, ratio, L = int(a["output_size"]), int(a["sampling_ratio"]), len(maps)
+    out = np.zeros((rois.shape[0], maps[0].shape[1], size, size), f)
+    for i, (x0, y0, x1, y1) in enumerate(rois):
+        area = f(f(x1 - x0) * f(y1 - y0))
+        if not area > 0:
+            continue  # no level: zeros
+        lvl = int(np.floor(f(np.log2(f(f(np.sqrt(area) / f(224)) + f(1e-6)))) + f(2)))
+        lvl = min(max(lvl, 0), L - 1)
+        out[i] = _roi_align(maps[lvl][0], (x0, y0, x1, y1), f(f(1) / f(scales[lvl])), size, ratio,
+                            bool(a["aligned"]))
+    return [out, rois.copy()]

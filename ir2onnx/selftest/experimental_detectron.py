@@ -1,11 +1,12 @@
 """Selftest cases of ExperimentalDetectronPriorGridGenerator-6 (priors a Parameter, the feature
 map and the image Parameters whose sizes only are used, as in the Detectron heads) and
-ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois)."""
+ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois) and
+ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, ov_build, param
+from .cases import Case, iota, ov_build, param
 
 
 def _grid(attrs, fm=(1, 4, 3, 2), image=(1, 3, 24, 20), n=3):
@@ -44,7 +45,50 @@ TOPK_IN = {"rois": np.arange(16, dtype=np.float32).reshape(4, 4),
            "probs": np.array([0.2, 0.9, 0.1, 0.5], np.float32)}
 
 
+def _extractor(attrs, sizes=((16, 16), (8, 8), (4, 4)), c=3):
+    def make(ops):
+        from openvino.utils.node_factory import NodeFactory
+
+        rois = param(ops, [None, 4], name="rois")
+        maps = [param(ops, [1, c, h, w], name=f"p{i}") for i, (h, w) in enumerate(sizes)]
+        node = NodeFactory("opset6").create("ExperimentalDetectronROIFeatureExtractor",
+                                            [rois.output(0)] + [m.output(0) for m in maps], attrs)
+        return [(node.output(0), "features"), (node.output(1), "rois_out")], [rois] + maps
+    return make
+
+
+def _pyramid_rois(rng):
+    """ROIs of 64 * 2 ** level side (level 0..2 of a 64-pixel image at scales 4, 8, 16), some
+    empty, some beyond the image."""
+    centre = rng.random((9, 2)).astype(np.float32) * 64
+    side = np.repeat(np.float32([30, 80, 200]), 3)[:, None] * np.float32(0.5)
+    rois = np.concatenate([centre - side, centre + side], 1).astype(np.float32)
+    rois[0, 2] = rois[0, 0]  # empty: no level, zeros
+    return {"rois": rois}
+
+
+EXTRACT = dict(output_size=3, sampling_ratio=2, pyramid_scales=[4, 8, 16], aligned=False)
+
+
+ONE_LEVEL = {"rois": np.float32([[0, 0, 4, 4], [1, 1, 1, 3]]), "p0": iota((1, 1, 4, 4))}
+
+
+def _one_level(feeds):
+    """ROI (0, 0, 4, 4) at scale 1, one 1x1 bin, one sample at its centre (2, 2): 11; the empty
+    ROI (no level) gives 0."""
+    return np.float32([11, 0]).reshape(2, 1, 1, 1)
+
+
 CASES = [
+    Case("roi_feature_extractor/worked", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, output_size=1, sampling_ratio=1, pyramid_scales=[1]),
+                             sizes=((4, 4),), c=1)), inputs=ONE_LEVEL, exact=False,
+         expect={"features": _one_level}),
+    Case("roi_feature_extractor/three-levels", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(EXTRACT)), inputs=_pyramid_rois, exact=False),
+    Case("roi_feature_extractor/adaptive-grid", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, sampling_ratio=0, output_size=2, pyramid_scales=[4, 8]),
+                             sizes=((16, 16), (8, 8)))), inputs=_pyramid_rois, exact=False),
     Case("topk_rois/random", ("ExperimentalDetectronTopKROIs", "opset6"), ov_build(_topk(4)),
          shapes={"probs": (10,)}),
     Case("topk_rois/worked", ("ExperimentalDetectronTopKROIs", "opset6"), ov_build(_topk(2, n=4)),

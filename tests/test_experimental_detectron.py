@@ -302,3 +302,105 @@ def test_extractor_level_boundaries(tmp_path):
 def test_extractor_aligned_is_refused(tmp_path):
     with pytest.raises(UnsupportedLayer, match="minimum ROI size"):
         convert(_fpn(tmp_path, dict(EXTRACT, aligned=True)))
+
+
+# -- ExperimentalDetectronGenerateProposalsSingleImage-6 --------------------------------------------
+RPN = dict(min_size=4.0, nms_threshold=0.5, pre_nms_count=100, post_nms_count=20)
+ROI_TOL = dict(rtol=0, atol=1e-4)  # exp differs by an ulp between libraries
+
+
+def _rpn_model(tmp_path, attrs, a=3, dynamic=True):
+    shapes = ([3], [None, 4], [a * 4, None, None], [a, None, None]) if dynamic else \
+        ([3], [6 * 8 * a, 4], [a * 4, 6, 8], [a, 6, 8])
+    ins = [ov_parameter(s, np.float32, n) for s, n in zip(shapes, ("im_info", "anchors", "deltas", "scores"))]
+    node = NodeFactory("opset6").create("ExperimentalDetectronGenerateProposalsSingleImage",
+                                        [x.output(0) for x in ins], attrs)
+    node.output(0).get_tensor().set_names({"rois"})
+    node.output(1).get_tensor().set_names({"roi_scores"})
+    return ov_save(tmp_path / "rpn.xml", [node.output(0), node.output(1)], ins)
+
+
+def _rpn_feeds(seed, a=3, h=6, w=8, spread=0.3):
+    rng = np.random.default_rng(seed)
+    ys, xs = np.meshgrid(np.arange(h) * 8 + 4, np.arange(w) * 8 + 4, indexing="ij")
+    half = np.float32([4, 8, 12, 20])[:a]
+    ctr = np.stack([xs, ys], -1).reshape(-1, 1, 2).astype(np.float32)
+    anchors = np.concatenate([ctr - half[:, None], ctr + half[:, None]], -1).reshape(-1, 4)
+    n = a * h * w
+    return {"im_info": np.float32([h * 8 - 3, w * 8 - 5, 1]), "anchors": anchors.astype(np.float32),
+            "deltas": (rng.standard_normal((a * 4, h, w)) * spread).astype(np.float32),
+            "scores": (rng.permutation(n).reshape(a, h, w).astype(np.float32) + 1) / np.float32(n)}
+
+
+def _rpn_check(xml, feeds):
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    ov_out = run_openvino(xml, feeds)
+    for other in (want, ov_out):
+        assert got[0].shape == other[0].shape and got[1].shape == other[1].shape
+        np.testing.assert_array_equal(got[1], other[1])  # scores: copied, same rows in the same order
+        np.testing.assert_allclose(got[0], other[0], **ROI_TOL)
+    return got
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_proposals_match_oracle_and_openvino(tmp_path, seed):
+    got = _rpn_check(_rpn_model(tmp_path, RPN), _rpn_feeds(seed))
+    assert (got[1] > 0).all() and (np.diff(got[1]) < 0).all()  # 20 kept, highest first
+
+
+def test_proposals_static_shapes_and_four_anchors(tmp_path):
+    _rpn_check(_rpn_model(tmp_path, dict(RPN, pre_nms_count=1000), a=4, dynamic=False), _rpn_feeds(4, a=4))
+
+
+def test_proposals_fewer_than_post_nms_count(tmp_path):
+    """A strict NMS (IoU 0.05) over few proposals keeps fewer than post_nms_count: zero rows after."""
+    xml = _rpn_model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=0.05, post_nms_count=60))
+    got = _rpn_check(xml, _rpn_feeds(5, h=3, w=4))
+    kept = int((got[1] > 0).sum())
+    assert 0 < kept < 36 and not got[0][kept:].any() and not got[1][kept:].any()
+
+
+def test_proposals_min_size_zeroes_scores(tmp_path):
+    """min_size 14: the 8-pixel anchors (and boxes shrunk below 14) get score 0 and rank last."""
+    xml = _rpn_model(tmp_path, dict(RPN, min_size=14.0, post_nms_count=10))
+    feeds = _rpn_feeds(6, spread=0.05)
+    got = _rpn_check(xml, feeds)
+    sizes = np.minimum(got[0][:, 2] - got[0][:, 0], got[0][:, 3] - got[0][:, 1]) + 1
+    assert (got[1] > 0).all() and (sizes >= 14).all()
+
+
+def test_proposals_pre_nms_count_cuts(tmp_path):
+    """pre_nms_count 10: only the 10 best enter NMS, so at most 10 rows are filled."""
+    got = _rpn_check(_rpn_model(tmp_path, dict(RPN, pre_nms_count=10)), _rpn_feeds(7))
+    assert 0 < (got[1] > 0).sum() <= 10 and not got[1][10:].any()
+
+
+def test_proposals_of_a_detectron_head(tmp_path):
+    """The zoo's RPN: a prior grid over a conv feature map gives the anchors, 1x1 convolutions
+    (f16 weights) of the map the deltas and the scores (Sigmoid); dynamic image size."""
+    img = ov_parameter([1, 3, None, None], np.float32, "img")
+    im_info = ov_parameter([3], np.float32, "im_info")
+    rng = np.random.default_rng(0)
+    conv = lambda x, c, s: ops.convolution(  # noqa: E731
+        x, ops.constant((rng.standard_normal((c, x.get_output_partial_shape(0)[1].get_length(), s, s)) * 0.2)
+                        .astype(np.float32)), [s, s], [0, 0], [0, 0], [1, 1])
+    fm = conv(img, 8, 8)
+    grid = _grid(ops.constant(PRIORS), fm, img, BASE)
+    deltas = ops.squeeze(conv(fm, 12, 1), ops.constant(np.int64([0])))
+    scores = ops.squeeze(ops.sigmoid(conv(fm, 3, 1)), ops.constant(np.int64([0])))
+    node = NodeFactory("opset6").create("ExperimentalDetectronGenerateProposalsSingleImage",
+                                        [im_info.output(0), grid.output(0), deltas.output(0), scores.output(0)],
+                                        dict(RPN, post_nms_count=15))
+    node.output(0).get_tensor().set_names({"rois"})
+    node.output(1).get_tensor().set_names({"roi_scores"})
+    xml = ov_save(tmp_path / "head.xml", [node.output(0), node.output(1)], [img, im_info], compress_to_fp16=True)
+    feeds = {"img": np.random.default_rng(1).standard_normal((1, 3, 64, 48)).astype(np.float32),
+             "im_info": np.float32([64, 48, 1])}
+    got = run_onnx(xml, feeds)
+    ov_out = run_openvino(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    for other in (want, ov_out):  # deltas and scores come from convolutions: a tolerance, same rows
+        np.testing.assert_allclose(got[1], other[1], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(got[0], other[0], rtol=1e-5, atol=1e-4)
+    assert (got[1] > 0).all()

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
+from .experimental_detectron_proposals import proposals_chain
 
 FLOATS = ("f32", "f16")
 
@@ -180,3 +181,12 @@ def roi_feature_extractor(ctx, layer, inputs):
                             coordinate_transformation_mode="output_half_pixel")
         out = g.Where(g.Equal(level, i64(g, lvl)), pooled, out)
     return [out, g.Identity(rois)]
+
+
+@lowers("ExperimentalDetectronGenerateProposalsSingleImage", "opset6")
+def generate_proposals_single_image(ctx, layer, inputs):
+    """ExperimentalDetectronGenerateProposalsSingleImage-6 (im_info, anchors, deltas, scores) ->
+    Reshape/Transpose (proposal order), Sub/Add/Mul/Min/Exp/Max (decoding), LessOrEqual/Where
+    (min_size), TopK (pre_nms_count), NonMaxSuppression, Gather, Pad (post_nms_count rows); the
+    facts in ops/experimental_detectron_proposals.py."""
+    return proposals_chain(ctx, layer, inputs)

@@ -108,3 +108,51 @@ def roi_feature_extractor(layer, inputs):
         out[i] = _roi_align(maps[lvl][0], (x0, y0, x1, y1), f(f(1) / f(scales[lvl])), size, ratio,
                             bool(a["aligned"]))
     return [out, rois.copy()]
+
+
+def _iou(a, b):
+    """Intersection over union without offset, as the spec's NMS computes it."""
+    w = f(min(a[2], b[2]) - max(a[0], b[0]))
+    h = f(min(a[3], b[3]) - max(a[1], b[1]))
+    inter = f(max(f(0), w) * max(f(0), h))
+    area_a, area_b = f(f(a[2] - a[0]) * f(a[3] - a[1])), f(f(b[2] - b[0]) * f(b[3] - b[1]))
+    return f(inter / f(f(area_a + area_b) - inter)) if inter > 0 else f(0)
+
+
+@oracle("ExperimentalDetectronGenerateProposalsSingleImage", "opset6")
+def generate_proposals_single_image(layer, inputs):
+    a = layer.attrs
+    im_info, anchors, deltas, scores = (np.asarray(v, f) for v in inputs)
+    A, H, W = scores.shape
+    if anchors.shape != (H * W * A, 4) or deltas.shape != (A * 4, H, W):
+        raise InvalidLayer(layer, "anchors must be [H*W*A, 4], deltas [A*4, H, W], scores [A, H, W]")
+    img_h, img_w = f(im_info[0]), f(im_info[1])
+    max_log, min_size = f(np.log(1000.0 / 16.0)), f(a["min_size"])
+    props = []
+    for h in range(H):
+        for w in range(W):
+            for k in range(A):
+                box = anchors[(h * W + w) * A + k]
+                dx, dy, dlw, dlh = (deltas[4 * k + j, h, w] for j in range(4))
+                out = []
+                for p0, p1, dc, dl, lim in ((box[0], box[2], dx, dlw, img_w), (box[1], box[3], dy, dlh, img_h)):
+                    ww = f(f(p1 - p0) + f(1))
+                    pc = f(f(dc * ww) + f(p0 + f(f(0.5) * ww)))
+                    half = f(f(0.5) * f(f(np.exp(min(dl, max_log))) * ww))
+                    clamp = lambda v: max(f(0), min(v, f(lim - f(1))))  # noqa: E731
+                    out.append((clamp(f(pc - half)), clamp(f(f(pc + half) - f(1)))))
+                (x0, x1), (y0, y1) = out
+                ok = min_size <= f(f(x1 - x0) + f(1)) and min_size <= f(f(y1 - y0) + f(1))
+                props.append(((x0, y0, x1, y1), scores[k, h, w] if ok else f(0) * scores[k, h, w]))
+    order = sorted(range(len(props)), key=lambda i: (-float(props[i][1]), i))[:int(a["pre_nms_count"])]
+    kept = []
+    for i in order:
+        if len(kept) == int(a["post_nms_count"]):
+            break
+        if all(_iou(props[j][0], props[i][0]) <= f(a["nms_threshold"]) for j in kept):
+            kept.append(i)
+    post = int(a["post_nms_count"])
+    rois, out_scores = np.zeros((post, 4), f), np.zeros(post, f)
+    for row, i in enumerate(kept):
+        rois[row], out_scores[row] = props[i][0], props[i][1]
+    return [rois, out_scores]

@@ -1,7 +1,8 @@
 """Selftest cases of ExperimentalDetectronPriorGridGenerator-6 (priors a Parameter, the feature
 map and the image Parameters whose sizes only are used, as in the Detectron heads) and
 ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois) and
-ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps)."""
+ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps) and
+ExperimentalDetectronGenerateProposalsSingleImage-6 (an RPN of 3 anchors on a 4x5 map)."""
 from __future__ import annotations
 
 import numpy as np
@@ -79,7 +80,45 @@ def _one_level(feeds):
     return np.float32([11, 0]).reshape(2, 1, 1, 1)
 
 
+def _rpn(attrs, a=3, h=4, w=5):
+    def make(ops):
+        from openvino.utils.node_factory import NodeFactory
+
+        ins = [param(ops, [3], name="im_info"), param(ops, [h * w * a, 4], name="anchors"),
+               param(ops, [a * 4, h, w], name="deltas"), param(ops, [a, h, w], name="scores")]
+        node = NodeFactory("opset6").create("ExperimentalDetectronGenerateProposalsSingleImage",
+                                            [x.output(0) for x in ins], attrs)
+        return [(node.output(0), "rois"), (node.output(1), "roi_scores")], ins
+    return make
+
+
+def _rpn_inputs(rng, a=3, h=4, w=5):
+    """Anchors of sides 8, 16, 24 centred on a stride-8 grid; small deltas; distinct scores."""
+    ys, xs = np.meshgrid(np.arange(h) * 8 + 4, np.arange(w) * 8 + 4, indexing="ij")
+    half = np.float32([4, 8, 12])
+    ctr = np.stack([xs, ys], -1).reshape(-1, 1, 2).astype(np.float32)
+    anchors = np.concatenate([ctr - half[:, None], ctr + half[:, None]], -1).reshape(-1, 4)
+    return {"im_info": np.float32([30, 38, 1]), "anchors": anchors.astype(np.float32),
+            "deltas": (rng.standard_normal((a * 4, h, w)) * 0.3).astype(np.float32),
+            "scores": rng.permutation(a * h * w).reshape(a, h, w).astype(np.float32) / np.float32(a * h * w)}
+
+
+RPN = dict(min_size=4.0, nms_threshold=0.5, pre_nms_count=40, post_nms_count=12)
+ONE_ANCHOR = {"im_info": np.float32([20, 20, 1]), "anchors": np.float32([[2, 2, 9, 9]]),
+              "deltas": np.zeros((4, 1, 1), np.float32), "scores": np.float32([[[0.75]]])}
+
+
+def _one_anchor(feeds):
+    """Zero deltas give the anchor back (width 9 - 2 + 1 = 8 around centre 6); one row, then zeros."""
+    return np.float32([[2, 2, 9, 9], [0, 0, 0, 0]])
+
+
 CASES = [
+    Case("generate_proposals_single_image/rpn", ("ExperimentalDetectronGenerateProposalsSingleImage", "opset6"),
+         ov_build(_rpn(RPN)), inputs=_rpn_inputs, exact=False),
+    Case("generate_proposals_single_image/one-anchor", ("ExperimentalDetectronGenerateProposalsSingleImage", "opset6"),
+         ov_build(_rpn(dict(RPN, post_nms_count=2), a=1, h=1, w=1)), inputs=ONE_ANCHOR, exact=False,
+         expect={"rois": _one_anchor, "roi_scores": np.float32([0.75, 0])}),
     Case("roi_feature_extractor/worked", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
          ov_build(_extractor(dict(EXTRACT, output_size=1, sampling_ratio=1, pyramid_scales=[1]),
                              sizes=((4, 4),), c=1)), inputs=ONE_LEVEL, exact=False,

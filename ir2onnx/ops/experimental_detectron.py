@@ -178,7 +178,7 @@ def roi_feature_extractor(ctx, layer, inputs):
     for lvl in reversed(range(L)):
         pooled = g.RoiAlign(maps[lvl], rois, batch, mode="avg", output_height=size, output_width=size,
                             sampling_ratio=ratio, spatial_scale=float(np.float32(1.0) / np.float32(scales[lvl])),
-                            coordinate_transformation_mode="output_half_pixel")
+                            coordinate_transformation_mode="output_half_pixel" if g.opset >= 16 else None)
         out = g.Where(g.Equal(level, i64(g, lvl)), pooled, out)
     return [out, g.Identity(rois)]
 

@@ -73,3 +73,6 @@ from . import detection_output  # noqa: F401  DetectionOutput-1/-8
 from . import control_flow  # noqa: F401  If-8, Loop-5, TensorIterator-1
 from . import state  # noqa: F401  ReadValue-3/-6, Assign-3/-6
 from . import proposal  # noqa: F401  Proposal-1/-4
+from . import experimental_detectron  # noqa: F401  ExperimentalDetectronPriorGridGenerator-6,
+#                                                ExperimentalDetectronTopKROIs-6, ExperimentalDetectronROIFeatureExtractor-6,
+#                                                ExperimentalDetectronGenerateProposalsSingleImage-6

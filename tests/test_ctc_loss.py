@@ -1,6 +1,7 @@
 """CTCLoss-4 on OpenVINO-written IR (opset4.ctc_loss; dynamic dims, every input at run time):
 onnxruntime vs OpenVINO vs the path-enumerating oracle for every attribute combination and the
 blank index absent, run-time and constant; infeasible targets (inf); f16 logits; i64 lengths;
+a recognizer-sized batch (vs OpenVINO);
 and vs torch.nn.functional.ctc_loss on samples/ctc_loss (samples/make_ctc_loss.py: OpenVINO's
 PyTorch frontend has no rule for aten::ctc_loss). Tolerance rtol 1e-5 (measured <= 3e-7)."""
 from __future__ import annotations
@@ -102,6 +103,21 @@ def test_torch_samples(stem, data):
     got = _all_agree(SAMPLES / f"{stem}.xml", saved, ov=data != "blank0_empty")
     np.testing.assert_allclose(got, torch_loss, **TOL)
     assert np.isinf(torch_loss).any() or data != "default_blank"
+
+
+def test_recognizer_sized(tmp_path):
+    """A license-plate recognizer's shape (T 88, 71 classes, labels up to 30): onnxruntime vs
+    OpenVINO only (the oracle enumerates paths; measured relative difference 6e-7)."""
+    rng = np.random.default_rng(8)
+    ps = [ov_parameter((None, None, 71), np.float32, "logits"), ov_parameter((None,), np.int32, "logit_length"),
+          ov_parameter((None, None), np.int32, "labels"), ov_parameter((None,), np.int32, "label_length")]
+    xml = ov_save(tmp_path / "ctc.xml", ops4.ctc_loss(*ps), ps)
+    feeds = {"logits": (rng.standard_normal((4, 88, 71)) * 3).astype(np.float32),
+             "logit_length": np.array([88, 80, 60, 88], np.int32),
+             "labels": rng.integers(0, 70, (4, 88)).astype(np.int32), "label_length": np.array([10, 8, 20, 30], np.int32)}
+    got = run_onnx(xml, feeds)[0]
+    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-5)
+    assert (got > 100).all()
 
 
 def test_f64_refused(tmp_path):

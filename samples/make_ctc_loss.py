@@ -4,8 +4,9 @@ with torch.nn.functional.ctc_loss's losses (reduction "none", on the log-softmax
 beside them. tests/test_ctc_loss.py compares onnxruntime with them. Needs torch (not a test
 dependency).
 
-``<stem>.npz``: logits, logit_length, labels, label_length (blank_index for ``blank0``) and
-torch's ``loss``. ``blank0_empty.npz``: a batch with a label_length 0 row (OpenVINO's CPU plugin
+``<stem>_<input>.npy``: logits, logit_length, labels, label_length (blank_index for ``blank0``)
+and torch's ``<stem>_loss.npy`` (`ir2onnx check` and tests/test_harness.py use them, OpenVINO
+included). ``blank0_empty.npz``: a batch with a label_length 0 row (OpenVINO's CPU plugin
 crashes on it; torch gives -log of the all-blank path).
 
     python samples/make_ctc_loss.py
@@ -59,8 +60,10 @@ def main():
     HERE.mkdir(exist_ok=True)
     _save("default_blank", False)
     _save("blank0", True)
-    np.savez(HERE / "default_blank.npz", **_feeds(0, 4, [7, 6, 5, 7], [3, 2, 4, 7]))
-    np.savez(HERE / "blank0.npz", blank_index=np.array(0, np.int32), **_feeds(1, 0, [7, 4, 6], [4, 2, 1]))
+    for stem, feeds in (("default_blank", _feeds(0, 4, [7, 6, 5, 7], [3, 2, 4, 7])),
+                        ("blank0", dict(blank_index=np.array(0, np.int32), **_feeds(1, 0, [7, 4, 6], [4, 2, 1])))):
+        for name, value in feeds.items():
+            np.save(HERE / f"{stem}_{name}.npy", value)
     np.savez(HERE / "blank0_empty.npz", blank_index=np.array(0, np.int32), **_feeds(2, 0, [5, 7], [2, 0]))
 
 

@@ -147,3 +147,25 @@ def test_nearly_equal_scores_sort_exactly(tmp_path):
              "scores": np.array([[[0.5, 0.0], [0.0, high]]], np.float32)}
     out, _, _ = _run(xml, feeds)
     assert out[:2, 0].tolist() == [1, 0] and out[0, 1] == high
+
+
+@pytest.mark.parametrize("sort_type,across", list(itertools.product(["score", "classid", "none"], [False, True])))
+@pytest.mark.parametrize("normalized", [True, False])
+def test_detection_head_sized(tmp_path, sort_type, across, normalized):
+    """3 images, 200 boxes, 6 classes (background 0), continuous scores: the usual head."""
+    xml = _ir(tmp_path, o8, n=3, iou_threshold=0.45, score_threshold=0.05, nms_top_k=50, keep_top_k=30,
+              sort_result_type=sort_type, sort_result_across_batch=across, background_class=0,
+              normalized=normalized)
+    rng = np.random.default_rng(7)
+    scale = 1 if normalized else 100
+    lo = rng.uniform(0, scale, (3, 200, 2))
+    boxes = np.concatenate([lo, lo + rng.uniform(0.05, 0.3, (3, 200, 2)) * scale], axis=2).astype(np.float32)
+    _, _, num = _run(xml, {"boxes": boxes, "scores": rng.uniform(0, 1, (3, 6, 200)).astype(np.float32)})
+    assert num.tolist() == [30, 30, 30]
+
+
+def test_nothing_selected(tmp_path):
+    xml = _ir(tmp_path, o8, iou_threshold=0.45, score_threshold=0.99, keep_top_k=3, nms_top_k=2,
+              sort_result_type="classid", sort_result_across_batch=True, background_class=1)
+    out, idx, num = _run(xml, {"boxes": np.zeros((2, 3, 4), np.float32), "scores": np.zeros((2, 2, 3), np.float32)})
+    assert out.shape == (0, 6) and idx.shape == (0, 1) and num.tolist() == [0, 0]

@@ -27,7 +27,9 @@ round differently from OpenVINO's ``x2 - x1 + 1``: IoUs within 1 ulp of the thre
 differently); empty boxes become (0, 0, 0, 0), which ONNX's NonMaxSuppression never suppresses
 with; the row orders come from onnxruntime's TopK, which orders equal keys by the smaller
 position (stable), over NonMaxSuppression's (image, class, score desc, box) rows.
-The 3-input form of -9 (boxes per class and roisnum) is refused.
+The roisnum form of -9 (boxes [C, S, 4] and scores [C, S] per class, image i holding the next
+roisnum[i] boxes; a non-positive count: none) gathers image i, class c into NMS batch i*C + c,
+padded to the largest count; its selected_indices are (position in S) * C + class.
 """
 from __future__ import annotations
 
@@ -57,19 +59,21 @@ def multiclass_nms8(ctx, layer, inputs):
 def multiclass_nms9(ctx, layer, inputs):
     """MulticlassNms-9 (boxes[N,M,4], scores[N,C,M]) -> Cast, TopK + ScatterElements (nms_top_k),
     NonMaxSuppression, Compress (background), GatherND, TopK/Gather (orders, keep_top_k), Concat;
-    the roisnum form refused."""
+    the roisnum form (boxes[C,S,4], scores[C,S], roisnum[N]) gathers each image into its own
+    NonMaxSuppression batch rows first (Range, Gather, Transpose, Reshape)."""
     if len(inputs) > 2 and inputs[2] is not None:
-        raise UnsupportedLayer(layer, "the roisnum form (boxes [C, M, 4], scores [C, M]) is not supported")
+        return multiclass_nms(ctx, layer, inputs[:2], inputs[2])
     return multiclass_nms(ctx, layer, inputs[:2])
 
 
-def _check(layer, boxes: Value, scores: Value) -> None:
+def _check(layer, boxes: Value, scores: Value, per_class: bool) -> None:
     for v, what in ((boxes, "boxes"), (scores, "scores")):
         name = v.etype.name if v.etype else "?"
         if name not in FLOATS:
             raise UnsupportedLayer(layer, f"{what} of type {name} are not supported ({', '.join(FLOATS)})")
-        if v.rank != 3:
-            raise UnsupportedLayer(layer, f"{what} must be 3-D (the shared-boxes form), got rank {v.rank}")
+    for v, rank, what in ((boxes, 3, "boxes"), (scores, 2 if per_class else 3, "scores")):
+        if v.rank != rank:
+            raise InvalidLayer(layer, f"{what} must be {rank}-D here, got rank {v.rank}")
     if boxes.shape[2] is not None and boxes.shape[2] != 4:
         raise InvalidLayer(layer, f"boxes must be [N, M, 4], got last dim {boxes.shape[2]}")
 
@@ -96,10 +100,33 @@ def _nms_boxes(g, bx: str, normalized: bool) -> str:
     return g.Where(ok, shifted, g.const(np.float32(0), np.float32, "zero"))
 
 
-def multiclass_nms(ctx, layer, inputs):
+def _per_image(g, layer, bx: str, sc: str, roisnum: Value):
+    """The roisnum form as NMS batches: image i, class c -> batch i*C + c holding boxes
+    start_i .. start_i + roisnum_i - 1 (padded to the largest count; padding scores -inf and a
+    mask). Returns boxes [N*C, R, 4], scores [N*C, 1, R], the mask, starts [N], C [1], N [1]."""
+    if not roisnum.etype.is_integer:
+        raise InvalidLayer(layer, f"roisnum must be an integer tensor, got {roisnum.etype.name}")
+    rn = roisnum.name if roisnum.etype.name == "i64" else g.Cast(roisnum, to=I64)
+    rn = g.Max(g.Reshape(rn, i64(g, [-1])), i64(g, 0))  # a non-positive count selects nothing
+    starts = g.CumSum(rn, i64(g, 0), exclusive=1)
+    longest = g.Max(g.ReduceMax(rn, keepdims=0), i64(g, 0))
+    j = g.Range(i64(g, 0), longest, i64(g, 1))
+    valid = g.Less(g.Unsqueeze(j, i64(g, [0])), g.Unsqueeze(rn, i64(g, [1])))  # [N, R]
+    pos = g.Where(valid, g.Add(g.Unsqueeze(starts, i64(g, [1])), g.Unsqueeze(j, i64(g, [0]))), i64(g, 0))
+    n, c = g.Shape(rn), g.Shape(sc, start=0, end=1)
+    rows = g.Concat(g.Mul(n, c), i64(g, [-1]), axis=0)
+    bx = g.Reshape(g.Transpose(g.Gather(bx, pos, axis=1), perm=[1, 0, 2, 3]), g.Concat(rows, i64(g, [4]), axis=0))
+    scp = g.Where(valid, g.Gather(sc, pos, axis=1), g.const(np.float32(-np.inf), np.float32, "minus_inf"))
+    shape3 = g.Concat(g.Mul(n, c), i64(g, [1, -1]), axis=0)
+    scp = g.Reshape(g.Transpose(scp, perm=[1, 0, 2]), shape3)
+    mask = g.Reshape(g.Expand(g.Unsqueeze(valid, i64(g, [1])), g.Concat(n, c, g.Shape(valid, start=1), axis=0)), shape3)
+    return bx, scp, mask, starts, c, n
+
+
+def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
     """The shared lowering of MulticlassNms-8/-9 (see the module docstring)."""
     boxes, scores = inputs[0], inputs[1]
-    _check(layer, boxes, scores)
+    _check(layer, boxes, scores, roisnum is not None)
     a = layer.attrs
     iou_t, score_t = np.float32(a["iou_threshold"]), np.float32(a["score_threshold"])
     eta = float(a["nms_eta"])
@@ -113,16 +140,20 @@ def multiclass_nms(ctx, layer, inputs):
     g = ctx.b
     bx = boxes.name if boxes.etype.name == "f32" else g.Cast(boxes, to=F32)
     sc = scores.name if scores.etype.name == "f32" else g.Cast(scores, to=F32)
+    if roisnum is not None:
+        bx, sc, pad_ok, box_starts, n_cls, n_img = _per_image(g, layer, bx, sc, roisnum)
+    else:
+        n_img = g.Shape(bx, start=0, end=1)
     m = g.Shape(bx, start=1, end=2)  # [1] number of boxes
     nan = g.const(np.float32(np.nan), np.float32, "nan")
-    sc_nms = sc
+    sc_nms = sc if roisnum is None else g.Where(pad_ok, sc, nan)
     if nms_top_k > -1:
         k = g.Min(m, i64(g, [nms_top_k], "nms_top_k"))
         _, top = g.TopK(sc, k, axis=2, largest=1, sorted=1, _outputs=2)
         zeros = g.ConstantOfShape(g.Shape(sc))  # f32 zeros
         ones = g.Expand(g.const(np.float32(1), np.float32, "one"), g.Shape(top))
         mask = g.Cast(g.ScatterElements(zeros, top, ones, axis=2), to=TensorProto.BOOL)
-        sc_nms = g.Where(mask, sc, nan)
+        sc_nms = g.Where(mask, sc_nms, nan)
     max_out = m
     if iou_t <= 0:  # every IoU (>= 0) reaches it: one box per class
         max_out, iou_gt = i64(g, [1], "one_box"), np.float32(0)
@@ -131,22 +162,25 @@ def multiclass_nms(ctx, layer, inputs):
     sel = g.NonMaxSuppression(_nms_boxes(g, bx, bool(a["normalized"])), sc_nms, max_out,
                               g.const([iou_gt], np.float32, "iou_threshold"),
                               g.const([_next_below(score_t)], np.float32, "score_threshold"))
-    if bg >= 0:
-        cls = g.Gather(sel, i64(g, 1), axis=1)
-        sel = g.Compress(sel, g.Not(g.Equal(cls, i64(g, bg, "background"))), axis=0)
     b, c = g.Gather(sel, i64(g, 0), axis=1), g.Gather(sel, i64(g, 1), axis=1)
+    if roisnum is not None:  # batch i*C + c
+        n_c = g.Squeeze(n_cls, i64(g, [0]))
+        b, c = g.Div(g.Gather(sel, i64(g, 0), axis=1), n_c), g.Mod(g.Gather(sel, i64(g, 0), axis=1), n_c)
+    if bg >= 0:
+        keep = g.Not(g.Equal(c, i64(g, bg, "background")))
+        sel, b, c = (g.Compress(v, keep, axis=0) for v in (sel, b, c))
     s = g.GatherND(sc, sel)  # [K]
     # per image: score desc, then class and box (NMS's row order, kept by the stable sorts)
     o1 = _stable_order(g, s, 1)
     perm = g.Gather(o1, _stable_order(g, g.Gather(b, o1), 0))
     bs = g.Gather(b, perm)
     onehot = g.Cast(g.Equal(g.Unsqueeze(bs, i64(g, [1])),
-                            g.Unsqueeze(g.Range(i64(g, 0), g.Squeeze(g.Shape(bx, start=0, end=1), i64(g, [0])),
+                            g.Unsqueeze(g.Range(i64(g, 0), g.Squeeze(n_img, i64(g, [0])),
                                                 i64(g, 1)), i64(g, [0]))), to=I64)
     counts = g.ReduceSum(onehot, i64(g, [0]), keepdims=0)  # [N]
     if keep_top_k > -1:
-        starts = g.CumSum(counts, i64(g, 0), exclusive=1)
-        rank = g.Sub(g.Range(i64(g, 0), g.Squeeze(g.Shape(bs), i64(g, [0])), i64(g, 1)), g.Gather(starts, bs))
+        first = g.CumSum(counts, i64(g, 0), exclusive=1)
+        rank = g.Sub(g.Range(i64(g, 0), g.Squeeze(g.Shape(bs), i64(g, [0])), i64(g, 1)), g.Gather(first, bs))
         perm = g.Compress(perm, g.Less(rank, i64(g, keep_top_k, "keep_top_k")), axis=0)
         counts = g.Min(counts, i64(g, keep_top_k, "keep_top_k"))
     if sort_type == "classid":
@@ -156,14 +190,18 @@ def multiclass_nms(ctx, layer, inputs):
     elif sort_type == "score" and across:
         perm = g.Gather(perm, _stable_order(g, g.Gather(s, perm), 1))
     rows = g.Gather(sel, perm)
-    bp, cp, ip = (g.Gather(rows, i64(g, j), axis=1) for j in range(3))
-    coords = g.GatherND(bx, g.Concat(g.Unsqueeze(bp, i64(g, [1])), g.Unsqueeze(ip, i64(g, [1])), axis=1))
+    bp, cp = g.Gather(b, perm), g.Gather(c, perm)
+    ip = g.Gather(rows, i64(g, 2), axis=1)
+    coords = g.GatherND(bx, g.Gather(rows, i64(g, [0, 2]), axis=1))
     out = g.Concat(g.Unsqueeze(g.Cast(cp, to=F32), i64(g, [1])), g.Unsqueeze(g.Gather(s, perm), i64(g, [1])),
                    coords, axis=1)
     out_float = layer.outputs[0].etype or scores.etype
     if out_float.name != "f32":
         out = g.Cast(out, to=out_float.onnx)
-    index = g.Unsqueeze(g.Add(g.Mul(bp, m), ip), i64(g, [1]))
+    if roisnum is None:
+        index = g.Unsqueeze(g.Add(g.Mul(bp, m), ip), i64(g, [1]))
+    else:  # (the box's position in the concatenated images) * C + class
+        index = g.Unsqueeze(g.Add(g.Mul(g.Add(g.Gather(box_starts, bp), ip), n_c), cp), i64(g, [1]))
     itype = output_type(layer)
     if itype == "i32":
         index, counts = g.Cast(index, to=TensorProto.INT32), g.Cast(counts, to=TensorProto.INT32)

@@ -1,4 +1,4 @@
-"""Oracle of MulticlassNms-8/-9 (shared boxes), from the spec text, in plain Python.
+"""Oracle of MulticlassNms-8/-9 (shared boxes, and -9's roisnum form), from the spec text.
 
 Per image and class (``background_class`` skipped): candidates are the boxes with
 ``score >= score_threshold``, ordered by descending score (equal scores: smaller box index),
@@ -54,18 +54,37 @@ def _one_class(boxes, scores, attrs):
 @oracle("MulticlassNms", "opset8")
 @oracle("MulticlassNms", "opset9")
 def multiclass_nms(layer, inputs):
-    if len(inputs) > 2:
-        raise InvalidLayer(layer, "the oracle covers the shared-boxes form (no roisnum)")
     boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if len(inputs) > 2:
+        return _per_class_boxes(layer, boxes, scores, np.asarray(inputs[2]).reshape(-1))
     if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 3 or boxes.shape[0] != scores.shape[0] \
             or boxes.shape[1] != scores.shape[2]:
         raise InvalidLayer(layer, f"boxes must be [N, M, 4] and scores [N, C, M], got {boxes.shape}, {scores.shape}")
-    a = layer.attrs
     n, c, m = scores.shape
+    return _emit(layer, lambda b, k: (boxes[b], scores[b, k]), n, c, lambda b, k, i: b * m + i, boxes.dtype)
+
+
+def _per_class_boxes(layer, boxes, scores, roisnum):
+    """The roisnum form: boxes [C, S, 4], scores [C, S]; image b holds the next roisnum[b] boxes
+    (a non-positive count: none); indices are (position in S) * C + class."""
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 2 or boxes.shape[:2] != scores.shape:
+        raise InvalidLayer(layer, f"boxes must be [C, S, 4] and scores [C, S], got {boxes.shape}, {scores.shape}")
+    counts = [max(int(r), 0) for r in roisnum]
+    starts = [sum(counts[:b]) for b in range(len(counts))]
+    c = scores.shape[0]
+
+    def image(b, k):
+        return boxes[k, starts[b]:starts[b] + counts[b]], scores[k, starts[b]:starts[b] + counts[b]]
+    return _emit(layer, image, len(counts), c, lambda b, k, i: (starts[b] + i) * c + k, boxes.dtype)
+
+
+def _emit(layer, image_class, n, c, flat, dtype):
+    """Rows, indices (``flat(image, class, box)``) and counts from the per-class selections."""
+    a = layer.attrs
     rows, counts = [], []
     for b in range(n):
         image = [(s, k, i) for k in range(c) if k != int(a["background_class"])
-                 for i, s in _one_class(boxes[b], scores[b, k], a)]
+                 for i, s in _one_class(*image_class(b, k), a)]
         image.sort(key=lambda r: (-r[0], r[1], r[2]))
         if int(a["keep_top_k"]) > -1:
             image = image[:int(a["keep_top_k"])]
@@ -78,8 +97,7 @@ def multiclass_nms(layer, inputs):
     elif a["sort_result_across_batch"] and a["sort_result_type"] == "classid":
         rows.sort(key=lambda r: (r[1], r[0], -r[3], r[2]))
     itype = np.int32 if getattr(a["output_type"], "name", a["output_type"]) == "i32" else np.int64
-    ftype = layer.outputs[0].etype.numpy if layer.outputs[0].etype is not None else boxes.dtype
-    out = np.array([[k, s, *boxes[b, i]] for b, k, i, s in rows], np.float64).reshape(-1, 6)
-    out = np.array([[F(v) for v in r] for r in out], F).reshape(-1, 6)
-    index = np.array([b * m + i for b, _, i, _ in rows], itype).reshape(-1, 1)
+    ftype = layer.outputs[0].etype.numpy if layer.outputs[0].etype is not None else dtype
+    out = np.array([[F(v) for v in (k, s, *image_class(b, k)[0][i])] for b, k, i, s in rows], F).reshape(-1, 6)
+    index = np.array([flat(b, k, i) for b, k, i, _ in rows], itype).reshape(-1, 1)
     return [out.astype(ftype), index, np.array(counts, itype)]

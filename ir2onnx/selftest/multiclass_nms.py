@@ -49,3 +49,24 @@ CASES = [
                         score_threshold=0.25)), inputs=EDGE,
          expect={"selected_indices": np.array([[0], [3]], np.int64)}),
 ]
+
+
+def _per_class(ops):
+    import openvino.opset9 as o9
+
+    boxes, scores = param(ops, [2, None, 4], name="boxes"), param(ops, [2, None], name="scores")
+    roisnum = param(ops, [None], np.int32, name="roisnum")
+    node = o9.multiclass_nms(boxes, scores, roisnum, sort_result_type="classid", iou_threshold=0.3,
+                             score_threshold=0.2, keep_top_k=4)
+    return [(node.output(0), "selected_outputs"), (node.output(1), "selected_indices"),
+            (node.output(2), "selected_num")], [boxes, scores, roisnum]
+
+
+def _per_class_feeds(rng):
+    lo = rng.uniform(0, 10, (2, 9, 2)).astype(np.float32)
+    boxes = np.concatenate([lo, lo + rng.uniform(1, 5, (2, 9, 2)).astype(np.float32)], axis=2)
+    return {"boxes": boxes, "scores": (rng.integers(0, 11, (2, 9)) / 10).astype(np.float32),
+            "roisnum": np.array([4, 0, 5], np.int32)}
+
+
+CASES.append(Case("mnms9/roisnum-form", ("MulticlassNms", "opset9"), ov_build(_per_class), inputs=_per_class_feeds))

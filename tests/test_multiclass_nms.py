@@ -200,3 +200,12 @@ def test_roisnum_form(tmp_path, sort_type, across, roisnum):
         assert np.all(num[np.array(roisnum) <= 0] == 0)
         if negative and seed == 0 and sort_type == "none":  # measured: a flat index of -1
             assert np.min(run_openvino(xml, feeds)[1]) == -1
+
+
+@pytest.mark.parametrize("opset", [14, 21])
+def test_onnx_opsets(tmp_path, opset):
+    xml = _ir(tmp_path, sort_result_type="classid", iou_threshold=0.3, score_threshold=0.3, keep_top_k=4, nms_top_k=3)
+    feeds = _data(1)
+    want = run_openvino(xml, feeds)
+    for g, w, what in zip(run_onnx(xml, feeds, opset=opset), want, NAMES):
+        assert_bitexact(g, w, f"opset {opset} {what}")

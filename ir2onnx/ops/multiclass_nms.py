@@ -100,6 +100,11 @@ def _nms_boxes(g, bx: str, normalized: bool) -> str:
     return g.Where(ok, shifted, g.const(np.float32(0), np.float32, "zero"))
 
 
+def _dims(g, x: str, start: int, end: int) -> str:
+    """Shape(x)[start:end] (Shape's start/end attributes need opset 15)."""
+    return g.Slice(g.Shape(x), i64(g, [start]), i64(g, [end]), i64(g, [0]))
+
+
 def _per_image(g, layer, bx: str, sc: str, roisnum: Value):
     """The roisnum form as NMS batches: image i, class c -> batch i*C + c holding boxes
     start_i .. start_i + roisnum_i - 1 (padded to the largest count; padding scores -inf and a
@@ -113,13 +118,13 @@ def _per_image(g, layer, bx: str, sc: str, roisnum: Value):
     j = g.Range(i64(g, 0), longest, i64(g, 1))
     valid = g.Less(g.Unsqueeze(j, i64(g, [0])), g.Unsqueeze(rn, i64(g, [1])))  # [N, R]
     pos = g.Where(valid, g.Add(g.Unsqueeze(starts, i64(g, [1])), g.Unsqueeze(j, i64(g, [0]))), i64(g, 0))
-    n, c = g.Shape(rn), g.Shape(sc, start=0, end=1)
+    n, c = g.Shape(rn), _dims(g, sc, 0, 1)
     rows = g.Concat(g.Mul(n, c), i64(g, [-1]), axis=0)
     bx = g.Reshape(g.Transpose(g.Gather(bx, pos, axis=1), perm=[1, 0, 2, 3]), g.Concat(rows, i64(g, [4]), axis=0))
     scp = g.Where(valid, g.Gather(sc, pos, axis=1), g.const(np.float32(-np.inf), np.float32, "minus_inf"))
     shape3 = g.Concat(g.Mul(n, c), i64(g, [1, -1]), axis=0)
     scp = g.Reshape(g.Transpose(scp, perm=[1, 0, 2]), shape3)
-    mask = g.Reshape(g.Expand(g.Unsqueeze(valid, i64(g, [1])), g.Concat(n, c, g.Shape(valid, start=1), axis=0)), shape3)
+    mask = g.Reshape(g.Expand(g.Unsqueeze(valid, i64(g, [1])), g.Concat(n, c, _dims(g, valid, 1, 2), axis=0)), shape3)
     return bx, scp, mask, starts, c, n
 
 
@@ -143,8 +148,8 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
     if roisnum is not None:
         bx, sc, pad_ok, box_starts, n_cls, n_img = _per_image(g, layer, bx, sc, roisnum)
     else:
-        n_img = g.Shape(bx, start=0, end=1)
-    m = g.Shape(bx, start=1, end=2)  # [1] number of boxes
+        n_img = _dims(g, bx, 0, 1)
+    m = _dims(g, bx, 1, 2)  # [1] number of boxes
     nan = g.const(np.float32(np.nan), np.float32, "nan")
     sc_nms = sc if roisnum is None else g.Where(pad_ok, sc, nan)
     if nms_top_k > -1:

@@ -1,0 +1,215 @@
+"""MulticlassNms-8/-9: per-class greedy NMS with OpenVINO's keep/sort rules.
+
+Facts the lowering relies on (OpenVINO's MulticlassNms specification and reference):
+
+- boxes [N, M, 4] as (x1, y1, x2, y2), scores [N, C, M]; per image and class (the class
+  ``background_class`` skipped) a box is a candidate when ``score >= score_threshold``; the
+  candidates are ordered by descending score, equal scores by the smaller box index; only the
+  first ``nms_top_k`` of them (all for -1) enter NMS.
+- NMS: a candidate is dropped when its IoU with a box already kept is ``>= iou_threshold``.
+  IoU adds 1 to widths and heights when ``normalized`` is false; a box whose width or height
+  (with that +1) is not positive overlaps nothing (IoU 0).
+- ``nms_eta`` lowers the threshold only while it is above 0.5 (eta < 1): exact when it never
+  acts (eta >= 1 or iou_threshold <= 0.5), refused otherwise (ONNX has no adaptive threshold).
+- per image the kept boxes are ordered by descending score, then class, then box index;
+  ``keep_top_k`` (not -1) keeps the first ones. sort_result_type ``classid`` reorders them by
+  class, then descending score, then box index; ``score`` and ``none`` keep the score order.
+  With sort_result_across_batch, ``score`` orders all rows by (score desc, image, class, box),
+  ``classid`` by (class, image, score desc, box); ``none`` keeps the per-image order.
+- outputs: selected_outputs rows [class, score, x1, y1, x2, y2] (rows = total kept, no padding,
+  as OpenVINO's CPU plugin returns), selected_indices [K, 1] = image * M + box,
+  selected_num [N].
+
+ONNX chain: ``>=`` thresholds become ONNX's ``>`` at the next f32 below the threshold;
+nms_top_k is a TopK + ScatterElements mask (scores outside the top become NaN, which ONNX never
+selects); ``normalized=false`` adds 1 to x2, y2 of NMS's copy of the boxes (the arithmetic may
+round differently from OpenVINO's ``x2 - x1 + 1``: IoUs within 1 ulp of the threshold may decide
+differently); empty boxes become (0, 0, 0, 0), which ONNX's NonMaxSuppression never suppresses
+with; the row orders come from onnxruntime's TopK, which orders equal keys by the smaller
+position (stable), over NonMaxSuppression's (image, class, score desc, box) rows.
+The roisnum form of -9 (boxes [C, S, 4] and scores [C, S] per class, image i holding the next
+roisnum[i] boxes; a non-positive count: none) gathers image i, class c into NMS batch i*C + c,
+padded to the largest count; its selected_indices are (position in S) * C + class.
+"""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..ir.element_types import element_type
+from ..lowering.builder import Value
+from ..lowering.indices import output_type
+from ..lowering.registry import lowers
+from ..lowering.shapes import i64
+
+FLOATS = ("f32", "f16", "bf16")
+F32 = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+@lowers("MulticlassNms", "opset8")
+def multiclass_nms8(ctx, layer, inputs):
+    """MulticlassNms-8 (boxes[N,M,4], scores[N,C,M]) -> Cast, TopK + ScatterElements (nms_top_k),
+    NonMaxSuppression, Compress (background), GatherND, TopK/Gather (orders, keep_top_k), Concat."""
+    return multiclass_nms(ctx, layer, inputs)
+
+
+@lowers("MulticlassNms", "opset9")
+def multiclass_nms9(ctx, layer, inputs):
+    """MulticlassNms-9 (boxes[N,M,4], scores[N,C,M]) -> Cast, TopK + ScatterElements (nms_top_k),
+    NonMaxSuppression, Compress (background), GatherND, TopK/Gather (orders, keep_top_k), Concat;
+    the roisnum form (boxes[C,S,4], scores[C,S], roisnum[N]) gathers each image into its own
+    NonMaxSuppression batch rows first (Range, Gather, Transpose, Reshape)."""
+    if len(inputs) > 2 and inputs[2] is not None:
+        return multiclass_nms(ctx, layer, inputs[:2], inputs[2])
+    return multiclass_nms(ctx, layer, inputs[:2])
+
+
+def _check(layer, boxes: Value, scores: Value, per_class: bool) -> None:
+    for v, what in ((boxes, "boxes"), (scores, "scores")):
+        name = v.etype.name if v.etype else "?"
+        if name not in FLOATS:
+            raise UnsupportedLayer(layer, f"{what} of type {name} are not supported ({', '.join(FLOATS)})")
+    for v, rank, what in ((boxes, 3, "boxes"), (scores, 2 if per_class else 3, "scores")):
+        if v.rank != rank:
+            raise InvalidLayer(layer, f"{what} must be {rank}-D here, got rank {v.rank}")
+    if boxes.shape[2] is not None and boxes.shape[2] != 4:
+        raise InvalidLayer(layer, f"boxes must be [N, M, 4], got last dim {boxes.shape[2]}")
+
+
+def _next_below(x: float) -> np.float32:
+    return np.nextafter(np.float32(x), np.float32(-np.inf))
+
+
+def _stable_order(g, keys: str, largest: int) -> str:
+    """Positions that sort ``keys`` (1-D), equal keys by position (onnxruntime's TopK)."""
+    _, order = g.TopK(keys, g.Shape(keys), axis=0, largest=largest, sorted=1, _outputs=2)
+    return order
+
+
+def _nms_boxes(g, bx: str, normalized: bool) -> str:
+    """NMS's copy of the boxes: x2, y2 + 1 when not normalized; empty boxes -> zeros."""
+    x1, y1, x2, y2 = g.Split(bx, i64(g, [1, 1, 1, 1]), axis=2, _outputs=4)
+    if not normalized:
+        one = g.const(np.float32(1), np.float32, "one")
+        x2, y2 = g.Add(x2, one), g.Add(y2, one)
+    ok = g.And(g.Greater(g.Sub(x2, x1), g.const(np.float32(0), np.float32, "zero")),
+               g.Greater(g.Sub(y2, y1), g.const(np.float32(0), np.float32, "zero")))
+    shifted = g.Concat(x1, y1, x2, y2, axis=2)
+    return g.Where(ok, shifted, g.const(np.float32(0), np.float32, "zero"))
+
+
+def _dims(g, x: str, start: int, end: int) -> str:
+    """Shape(x)[start:end] (Shape's start/end attributes need opset 15)."""
+    return g.Slice(g.Shape(x), i64(g, [start]), i64(g, [end]), i64(g, [0]))
+
+
+def _per_image(g, layer, bx: str, sc: str, roisnum: Value):
+    """The roisnum form as NMS batches: image i, class c -> batch i*C + c holding boxes
+    start_i .. start_i + roisnum_i - 1 (padded to the largest count; padding scores -inf and a
+    mask). Returns boxes [N*C, R, 4], scores [N*C, 1, R], the mask, starts [N], C [1], N [1]."""
+    if not roisnum.etype.is_integer:
+        raise InvalidLayer(layer, f"roisnum must be an integer tensor, got {roisnum.etype.name}")
+    rn = roisnum.name if roisnum.etype.name == "i64" else g.Cast(roisnum, to=I64)
+    rn = g.Max(g.Reshape(rn, i64(g, [-1])), i64(g, 0))  # a non-positive count selects nothing
+    starts = g.CumSum(rn, i64(g, 0), exclusive=1)
+    longest = g.Max(g.ReduceMax(rn, keepdims=0), i64(g, 0))
+    j = g.Range(i64(g, 0), longest, i64(g, 1))
+    valid = g.Less(g.Unsqueeze(j, i64(g, [0])), g.Unsqueeze(rn, i64(g, [1])))  # [N, R]
+    pos = g.Where(valid, g.Add(g.Unsqueeze(starts, i64(g, [1])), g.Unsqueeze(j, i64(g, [0]))), i64(g, 0))
+    n, c = g.Shape(rn), _dims(g, sc, 0, 1)
+    rows = g.Concat(g.Mul(n, c), i64(g, [-1]), axis=0)
+    bx = g.Reshape(g.Transpose(g.Gather(bx, pos, axis=1), perm=[1, 0, 2, 3]), g.Concat(rows, i64(g, [4]), axis=0))
+    scp = g.Where(valid, g.Gather(sc, pos, axis=1), g.const(np.float32(-np.inf), np.float32, "minus_inf"))
+    shape3 = g.Concat(g.Mul(n, c), i64(g, [1, -1]), axis=0)
+    scp = g.Reshape(g.Transpose(scp, perm=[1, 0, 2]), shape3)
+    mask = g.Reshape(g.Expand(g.Unsqueeze(valid, i64(g, [1])), g.Concat(n, c, _dims(g, valid, 1, 2), axis=0)), shape3)
+    return bx, scp, mask, starts, c, n
+
+
+def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
+    """The shared lowering of MulticlassNms-8/-9 (see the module docstring)."""
+    boxes, scores = inputs[0], inputs[1]
+    _check(layer, boxes, scores, roisnum is not None)
+    a = layer.attrs
+    iou_t, score_t = np.float32(a["iou_threshold"]), np.float32(a["score_threshold"])
+    eta = float(a["nms_eta"])
+    if np.isnan(iou_t) or np.isnan(score_t):
+        raise InvalidLayer(layer, "iou_threshold and score_threshold must not be NaN")
+    if eta < 1 and iou_t > 0.5:
+        raise UnsupportedLayer(layer, f"nms_eta {eta:g} < 1 with iou_threshold {iou_t:g} > 0.5 lowers the "
+                                      "threshold as boxes are kept; ONNX's NonMaxSuppression has no adaptive threshold")
+    nms_top_k, keep_top_k, bg = int(a["nms_top_k"]), int(a["keep_top_k"]), int(a["background_class"])
+    sort_type, across = a["sort_result_type"], bool(a["sort_result_across_batch"])
+    g = ctx.b
+    bx = boxes.name if boxes.etype.name == "f32" else g.Cast(boxes, to=F32)
+    sc = scores.name if scores.etype.name == "f32" else g.Cast(scores, to=F32)
+    if roisnum is not None:
+        bx, sc, pad_ok, box_starts, n_cls, n_img = _per_image(g, layer, bx, sc, roisnum)
+    else:
+        n_img = _dims(g, bx, 0, 1)
+    m = _dims(g, bx, 1, 2)  # [1] number of boxes
+    nan = g.const(np.float32(np.nan), np.float32, "nan")
+    sc_nms = sc if roisnum is None else g.Where(pad_ok, sc, nan)
+    if nms_top_k > -1:
+        k = g.Min(m, i64(g, [nms_top_k], "nms_top_k"))
+        _, top = g.TopK(sc, k, axis=2, largest=1, sorted=1, _outputs=2)
+        zeros = g.ConstantOfShape(g.Shape(sc))  # f32 zeros
+        ones = g.Expand(g.const(np.float32(1), np.float32, "one"), g.Shape(top))
+        mask = g.Cast(g.ScatterElements(zeros, top, ones, axis=2), to=TensorProto.BOOL)
+        sc_nms = g.Where(mask, sc_nms, nan)
+    max_out = m
+    if iou_t <= 0:  # every IoU (>= 0) reaches it: one box per class
+        max_out, iou_gt = i64(g, [1], "one_box"), np.float32(0)
+    else:
+        iou_gt = min(_next_below(iou_t), np.float32(1))
+    sel = g.NonMaxSuppression(_nms_boxes(g, bx, bool(a["normalized"])), sc_nms, max_out,
+                              g.const([iou_gt], np.float32, "iou_threshold"),
+                              g.const([_next_below(score_t)], np.float32, "score_threshold"))
+    b, c = g.Gather(sel, i64(g, 0), axis=1), g.Gather(sel, i64(g, 1), axis=1)
+    if roisnum is not None:  # batch i*C + c
+        n_c = g.Squeeze(n_cls, i64(g, [0]))
+        b, c = g.Div(g.Gather(sel, i64(g, 0), axis=1), n_c), g.Mod(g.Gather(sel, i64(g, 0), axis=1), n_c)
+    if bg >= 0:
+        keep = g.Not(g.Equal(c, i64(g, bg, "background")))
+        sel, b, c = (g.Compress(v, keep, axis=0) for v in (sel, b, c))
+    s = g.GatherND(sc, sel)  # [K]
+    # per image: score desc, then class and box (NMS's row order, kept by the stable sorts)
+    o1 = _stable_order(g, s, 1)
+    perm = g.Gather(o1, _stable_order(g, g.Gather(b, o1), 0))
+    bs = g.Gather(b, perm)
+    onehot = g.Cast(g.Equal(g.Unsqueeze(bs, i64(g, [1])),
+                            g.Unsqueeze(g.Range(i64(g, 0), g.Squeeze(n_img, i64(g, [0])),
+                                                i64(g, 1)), i64(g, [0]))), to=I64)
+    counts = g.ReduceSum(onehot, i64(g, [0]), keepdims=0)  # [N]
+    if keep_top_k > -1:
+        first = g.CumSum(counts, i64(g, 0), exclusive=1)
+        rank = g.Sub(g.Range(i64(g, 0), g.Squeeze(g.Shape(bs), i64(g, [0])), i64(g, 1)), g.Gather(first, bs))
+        perm = g.Compress(perm, g.Less(rank, i64(g, keep_top_k, "keep_top_k")), axis=0)
+        counts = g.Min(counts, i64(g, keep_top_k, "keep_top_k"))
+    if sort_type == "classid":
+        perm = g.Gather(perm, _stable_order(g, perm, 0))  # NMS's (image, class, score, box) order
+        if across:
+            perm = g.Gather(perm, _stable_order(g, g.Gather(c, perm), 0))
+    elif sort_type == "score" and across:
+        perm = g.Gather(perm, _stable_order(g, g.Gather(s, perm), 1))
+    rows = g.Gather(sel, perm)
+    bp, cp = g.Gather(b, perm), g.Gather(c, perm)
+    ip = g.Gather(rows, i64(g, 2), axis=1)
+    coords = g.GatherND(bx, g.Gather(rows, i64(g, [0, 2]), axis=1))
+    out = g.Concat(g.Unsqueeze(g.Cast(cp, to=F32), i64(g, [1])), g.Unsqueeze(g.Gather(s, perm), i64(g, [1])),
+                   coords, axis=1)
+    out_float = layer.outputs[0].etype or scores.etype
+    if out_float.name != "f32":
+        out = g.Cast(out, to=out_float.onnx)
+    if roisnum is None:
+        index = g.Unsqueeze(g.Add(g.Mul(bp, m), ip), i64(g, [1]))
+    else:  # (the box's position in the concatenated images) * C + class
+        index = g.Unsqueeze(g.Add(g.Mul(g.Add(g.Gather(box_starts, bp), ip), n_c), cp), i64(g, [1]))
+    itype = output_type(layer)
+    if itype == "i32":
+        index, counts = g.Cast(index, to=TensorProto.INT32), g.Cast(counts, to=TensorProto.INT32)
+    it = element_type(itype)
+    return [Value(g, out_float, (None, 6), name=out), Value(g, it, (None, 1), name=index),
+            Value(g, it, (None,), name=counts)]

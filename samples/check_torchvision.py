@@ -14,9 +14,23 @@ the classifiers need none of them, so their schemas are declared here only so th
 imports (``pip install --no-deps torchvision==<the release matching torch>`` and Pillow). The
 detectors need ``nms``: a plain greedy one is registered for tracing (OpenVINO's frontend turns
 the traced op into NonMaxSuppression); they are wrapped to return (boxes, scores, labels) of one
-3x320x320 image. Measured 2026-11-24: ssdlite320_mobilenet_v3_large converts (If-8, Loop, NMS),
-but with random weights its scores are nearly all equal, so onnxruntime and OpenVINO keep
-different tied detections: a meaningful comparison needs weights with distinct scores.
+3x320x320 image.
+
+Detector weights: torchvision's random initialisation is useless for a comparison. Its BatchNorm
+layers keep running mean 0 and variance 1, so features shrink layer by layer (SSDLite's last
+backbone map is ~1e-25); the logits are then the biases alone and thousands of candidates tie
+exactly (SSDLite: all 300 kept scores 1/91; with only the head re-drawn ~12 distinct scores), and
+TopK/NMS may keep any of the tied candidates, so onnxruntime and OpenVINO legitimately differ.
+Here every BatchNorm's running statistics are instead set from one training-mode pass over four
+random images (weights untouched) and RetinaNet's classification bias (prior 0.01, below the
+0.05 score threshold) is zeroed, which gives distinct scores. Scores still differ by f32 noise
+(~1e-6 relative), so candidates whose scores are that close may swap places; such rows are
+re-ordered the same way on both sides (grouped by OpenVINO's score, sorted by label and box) and
+counted before the 1e-3 comparison, so a swap is reported, never hidden, and any other difference
+fails. Measured 2026-11-24 (onnxruntime vs OpenVINO, relative to the largest value):
+ssdlite320_mobilenet_v3_large boxes 1.3e-06, scores 5.9e-06, labels equal, no row re-ordered;
+retinanet_resnet50_fpn boxes 2.9e-07, scores 1.6e-06, labels equal after re-ordering 16 rows
+(8 adjacent pairs whose scores differ by < 1e-6; without re-ordering boxes differ by 0.64).
 """
 from __future__ import annotations
 
@@ -77,30 +91,75 @@ class _Detections(torch.nn.Module):
         return found["boxes"], found["scores"], found["labels"]
 
 
-def _detector(torchvision, name: str) -> int:
+NEAR_TIE = 1e-5  # scores closer than this (relative to the largest) may swap places: f32 noise ~1e-6
+
+
+def _calibrated(torchvision, name: str):
+    """The detector with its BatchNorm statistics measured on random images (see the docstring)."""
     torch.manual_seed(0)
-    model = _Detections(getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None).eval())
+    detector = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None).eval()
+    for module in detector.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.reset_running_stats()
+            module.momentum = None  # a cumulative average: one pass sets the batch's statistics
+    with torch.no_grad():
+        batch = detector.transform([torch.rand(3, 320, 320) for _ in range(4)])[0].tensors
+        detector.backbone.train()
+        features = detector.backbone(batch)
+        detector.backbone.eval()
+        if hasattr(detector, "head"):  # SSD and RetinaNet heads (SSDLite's has BatchNorm)
+            detector.head.train()
+            detector.head(list(features.values()))
+            detector.head.eval()
+            classifier = getattr(detector.head.classification_head, "cls_logits", None)
+            if classifier is not None:  # RetinaNet: prior 0.01 keeps every score below 0.05
+                torch.nn.init.zeros_(classifier.bias)
+    return detector
+
+
+def _near_tie_order(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Row order that sorts each run of near-equal scores by (label, box) columns."""
+    order = np.arange(len(scores))
+    cut = np.flatnonzero(np.abs(np.diff(scores)) > NEAR_TIE * max(np.abs(scores).max(), 1e-6)) + 1
+    for start, stop in zip(np.r_[0, cut], np.r_[cut, len(scores)]):
+        if stop - start > 1:
+            part = rows[start:stop]
+            order[start:stop] = start + np.lexsort(part.T[::-1])
+    return order
+
+
+def _detector(torchvision, name: str) -> int:
+    model = _Detections(_calibrated(torchvision, name))
+    torch.manual_seed(1)
     image = torch.rand(3, 320, 320)
     folder = Path(tempfile.mkdtemp(prefix=f"ir2onnx-{name}-"))
     xml = folder / "model.xml"
     ov.save_model(ov.convert_model(model.eval(), example_input=(image,)), str(xml))
     ir2onnx.convert_file(xml, folder / "model.onnx")
     got, want = run_onnx(xml, [image.numpy()]), run_openvino(xml, [image.numpy()])
+    if any(g.shape != w.shape for g, w in zip(got, want)):
+        print(f"{name}: shapes differ: onnxruntime {[g.shape for g in got]}, OpenVINO {[w.shape for w in want]}")
+        return np.inf
+    rows = [np.column_stack([want[2], want[0]]), np.column_stack([got[2], got[0]])]
+    orders = [_near_tie_order(want[1], r) for r in rows]
+    swapped = int((orders[0] != orders[1]).sum())
     worst = 0.0
     for what, g, w in zip(("boxes", "scores", "labels"), got, want):
-        same = g.shape == w.shape
-        rel = float(np.abs(g.astype(np.float64) - w).max() / max(np.abs(w).max(), 1e-6)) if same and w.size else 0.0
-        worst = max(worst, rel if same else np.inf)
-        print(f"{name} {what}: onnxruntime {g.shape}, OpenVINO {w.shape}, relative {rel:.2e}; "
+        g, w = g[orders[1]], w[orders[0]]
+        rel = float(np.abs(g.astype(np.float64) - w).max() / max(np.abs(w).max(), 1e-6)) if w.size else 0.0
+        worst = max(worst, rel)
+        print(f"{name} {what}: {w.shape}, max |onnxruntime - OpenVINO| / max |OpenVINO| = {rel:.2e}; "
               f"{len(np.unique(w))} distinct values")
-    return 0 if worst < 1e-3 else 1
+    gaps = np.abs(np.diff(want[1]))
+    print(f"{name}: {swapped} rows re-ordered among near-tied scores; smallest score gap {gaps.min() if gaps.size else 0:.1e}")
+    return worst
 
 
 def main(names: list[str]) -> int:
     torchvision, _lib = _import_torchvision()
-    worst, failed = 0.0, 0
+    worst = 0.0
     for name in [n for n in names if hasattr(torchvision.models.detection, n)]:
-        failed |= _detector(torchvision, name)
+        worst = max(worst, _detector(torchvision, name))
     for name in [n for n in names if not hasattr(torchvision.models.detection, n)]:
         torch.manual_seed(0)
         extra = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
@@ -115,8 +174,8 @@ def main(names: list[str]) -> int:
             rel = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-6))
             worst = max(worst, rel)
             print(f"{name:20s} {str(shape):18s} max |onnxruntime - OpenVINO| / max |OpenVINO| = {rel:.2e}")
-    print("PASS" if worst < 1e-3 and not failed else "FAIL", f"(worst {worst:.2e}, limit 1e-3)")
-    return 0 if worst < 1e-3 and not failed else 1
+    print("PASS" if worst < 1e-3 else "FAIL", f"(worst {worst:.2e}, limit 1e-3)")
+    return 0 if worst < 1e-3 else 1
 
 
 if __name__ == "__main__":

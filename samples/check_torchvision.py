@@ -2,7 +2,8 @@
 (run by hand; needs torch and torchvision, which are not test dependencies).
 
     python samples/check_torchvision.py [squeezenet1_1 googlenet shufflenet_v2_x1_0 swin_t]
-    python samples/check_torchvision.py ssdlite320_mobilenet_v3_large   # a detector (issue 14)
+    python samples/check_torchvision.py ssdlite320_mobilenet_v3_large retinanet_resnet50_fpn \
+        fasterrcnn_mobilenet_v3_large_320_fpn   # the detectors (issue 14)
 
 Each model (random weights) goes through ``openvino.convert_model`` and ``openvino.save_model``
 with their defaults (dynamic batch and spatial dims, f16-compressed weights), then
@@ -13,8 +14,10 @@ torchvision's PyPI wheel is a CUDA build whose C++ ops do not load beside a CPU 
 the classifiers need none of them, so their schemas are declared here only so that torchvision
 imports (``pip install --no-deps torchvision==<the release matching torch>`` and Pillow). The
 detectors need ``nms``: a plain greedy one is registered for tracing (OpenVINO's frontend turns
-the traced op into NonMaxSuppression); they are wrapped to return (boxes, scores, labels) of one
-3x320x320 image.
+the traced op into NonMaxSuppression), and Faster R-CNN ``roi_align``: torchvision's own
+pure-Python one runs the op (traced as ROIAlign); they are wrapped to return (boxes, scores,
+labels) of one 3x320x320 image. Faster R-CNN keeps every score (box_score_thresh 0): its random
+scores are below the default 0.05.
 
 Detector weights: torchvision's random initialisation is useless for a comparison. Its BatchNorm
 layers keep running mean 0 and variance 1, so features shrink layer by layer (SSDLite's last
@@ -30,7 +33,9 @@ counted before the 1e-3 comparison, so a swap is reported, never hidden, and any
 fails. Measured 2026-11-24 (onnxruntime vs OpenVINO, relative to the largest value):
 ssdlite320_mobilenet_v3_large boxes 1.3e-06, scores 5.9e-06, labels equal, no row re-ordered;
 retinanet_resnet50_fpn boxes 2.9e-07, scores 1.6e-06, labels equal after re-ordering 16 rows
-(8 adjacent pairs whose scores differ by < 1e-6; without re-ordering boxes differ by 0.64).
+(8 adjacent pairs whose scores differ by < 1e-6; without re-ordering boxes differ by 0.64);
+fasterrcnn_mobilenet_v3_large_320_fpn boxes 1.1e-06, scores 1.9e-06, labels equal, no row
+re-ordered (100 detections, 100 distinct scores).
 """
 from __future__ import annotations
 
@@ -73,11 +78,17 @@ def _import_torchvision():
     lib = torch.library.Library("torchvision", "DEF")
     lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
     lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+    lib.define("roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, "
+               "SymInt pooled_width, int sampling_ratio, bool aligned) -> Tensor")
     lib.impl("nms", _greedy_nms, "CPU")
     import torchvision
     import torchvision.extension
 
+    roi_align = sys.modules["torchvision.ops.roi_align"]  # the module (torchvision.ops.roi_align is the function)
+    # torchvision's own pure-Python roi_align (unwrapped from its lazy torch.compile) runs the op
+    lib.impl("roi_align", roi_align._roi_align.__wrapped__, "CPU")
     torchvision.extension._has_ops = _has_ops  # scripted helpers check it before calling nms
+    roi_align._has_ops = _has_ops  # so that MultiScaleRoIAlign calls the op, which traces
     return torchvision, lib
 
 
@@ -97,7 +108,8 @@ NEAR_TIE = 1e-5  # scores closer than this (relative to the largest) may swap pl
 def _calibrated(torchvision, name: str):
     """The detector with its BatchNorm statistics measured on random images (see the docstring)."""
     torch.manual_seed(0)
-    detector = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None).eval()
+    extra = {"box_score_thresh": 0.0} if name.startswith("fasterrcnn") else {}  # random scores are low
+    detector = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None, **extra).eval()
     for module in detector.modules():
         if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
             module.reset_running_stats()

@@ -29,20 +29,25 @@ _INT64, _FLOAT = 7, 1  # TensorProto
 _CTM = {"asymmetric": "output_half_pixel", "half_pixel_for_nn": "half_pixel", "half_pixel": "half_pixel"}
 
 
-def _roi_align(ctx, layer, inputs, aligned: str):
-    data, rois, indices = inputs
+def _check_inputs(layer, data, rois, indices, types: tuple, columns: int, which: str) -> None:
+    """ROIAlign's and ROIAlignRotated's inputs: float data and rois of one type, integer batch
+    indices, 4-D data, rois [num_rois, columns]."""
     for v, what in ((data, "data"), (rois, "rois")):
-        if v.etype is None or v.etype.name not in ("f16", "f32", "f64"):
-            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
-                                          "(f16, f32, f64 are)")
+        if v.etype is None or v.etype.name not in types:
+            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported {which}")
     if data.etype != rois.etype:
         raise InvalidLayer(layer, f"data ({data.etype.name}) and rois ({rois.etype.name}) differ in type")
     if not indices.etype.is_integer:
         raise InvalidLayer(layer, f"batch_indices must be integers, not {indices.etype.name}")
     if data.rank not in (None, 4):
         raise InvalidLayer(layer, f"data must be 4-D [N, C, H, W], got rank {data.rank}")
-    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 4)):
-        raise InvalidLayer(layer, f"rois must be [num_rois, 4], got {list(rois.shape)}")
+    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, columns)):
+        raise InvalidLayer(layer, f"rois must be [num_rois, {columns}], got {list(rois.shape)}")
+
+
+def _roi_align(ctx, layer, inputs, aligned: str):
+    data, rois, indices = inputs
+    _check_inputs(layer, data, rois, indices, ("f16", "f32", "f64"), 4, "(f16, f32, f64 are)")
     mode = str(layer.attrs["mode"])
     ph, pw, ratio = (int(layer.attrs[k]) for k in ("pooled_h", "pooled_w", "sampling_ratio"))
     if mode == "max" and ratio == 0:
@@ -165,18 +170,7 @@ def roi_align_rotated15(ctx, layer, inputs):
     the rest clamped and bilinearly interpolated as ROIAlign. sampling_ratio 0 (a grid per ROI size)
     is refused: ONNX needs a fixed grid."""
     data, rois, indices = inputs
-    for v, what in ((data, "data"), (rois, "rois")):
-        if v.etype is None or v.etype.name not in ("f16", "f32"):
-            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
-                                          "(f16, f32 are; OpenVINO rotates in f32)")
-    if data.etype != rois.etype:
-        raise InvalidLayer(layer, f"data ({data.etype.name}) and rois ({rois.etype.name}) differ in type")
-    if not indices.etype.is_integer:
-        raise InvalidLayer(layer, f"batch_indices must be integers, not {indices.etype.name}")
-    if data.rank not in (None, 4):
-        raise InvalidLayer(layer, f"data must be 4-D [N, C, H, W], got rank {data.rank}")
-    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 5)):
-        raise InvalidLayer(layer, f"rois must be [num_rois, 5], got {list(rois.shape)}")
+    _check_inputs(layer, data, rois, indices, ("f16", "f32"), 5, "(f16, f32 are; OpenVINO rotates in f32)")
     ph, pw, ratio = (int(layer.attrs[k]) for k in ("pooled_h", "pooled_w", "sampling_ratio"))
     scale = float(layer.attrs["spatial_scale"])
     clockwise = str(layer.attrs.get("clockwise_mode", "false")).lower() in ("true", "1")

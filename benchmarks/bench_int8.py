@@ -3,8 +3,10 @@ OpenVINO running the IR; and the file size of a u4 weight-compressed model kept 
 
     python benchmarks/bench_int8.py [--threads N] [--repeat R]
 
-Models (NNCF style, built with openvino.opset by ir2onnx/quantized_models.py, f16-compressed
-weights): an INT8 ResNet-style net (stem + 3 residual blocks, 32 channels, 1x3x64x64 input) and
+Models: the NNCF-quantized ResNet-style sample (samples/real/nncf_resnet3: made by NNCF from a
+torch model, 3 residual blocks, 32 channels, 1x3x32x32 input); and, NNCF style, built with
+openvino.opset by ir2onnx/quantized_models.py with f16-compressed weights: an INT8 ResNet-style
+net (stem + 3 residual blocks, 32 channels, 1x3x64x64 input) and
 an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP); u4 group-wise MatMuls (one
 token) kept packed (onnxruntime: MatMulNBits, accuracy level 0 = exact) vs unpacked. Timings are the best of
 ``--repeat`` rounds after a warm-up; the three runners take turns in each round, so a busy
@@ -25,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from ir2onnx import quantized_models as qm  # noqa: E402
 from ir2onnx import runtime  # noqa: E402
@@ -66,7 +69,9 @@ def rel(a, b) -> float:
 
 def latency(tmp: Path, threads: int, repeat: int) -> None:
     rng = np.random.default_rng(0)
-    cases = [("ResNet-style", qm.resnet(tmp / "resnet.xml", blocks=3, channels=32, size=64),
+    cases = [("NNCF ResNet", ROOT / "samples" / "real" / "nncf_resnet3" / "model.xml",
+              rng.standard_normal((1, 3, 32, 32)).astype(np.float32)),
+             ("ResNet-style", qm.resnet(tmp / "resnet.xml", blocks=3, channels=32, size=64),
               rng.standard_normal((1, 3, 64, 64)).astype(np.float32)),
              ("transformer", qm.transformer_block(tmp / "block.xml", tokens=128, dim=256),
               rng.standard_normal((1, 128, 256)).astype(np.float32))]

@@ -45,6 +45,7 @@ def format_text(result) -> str:
     if failures:
         lines.append(f"result  FAIL ({len(failures)} problem(s))")
         lines += [f"  {f}" for f in failures]
+        lines += [f"note    {n}" for n in result.notes]
     else:
         ran = [b.name for b in result.backends if b.status == "ok"]
         idle = [f"{b.name} ({b.status})" for b in result.backends if b.status != "ok"]
@@ -65,6 +66,7 @@ def to_dict(result) -> dict:
                      "dtype": o.dtype, "passed": o.passed,
                      "comparisons": [c.to_dict() for c in o.comparisons]} for o in result.outputs],
         "failures": result.failures(),
+        "notes": result.notes,
     }
 
 
@@ -84,7 +86,7 @@ def to_markdown(result) -> str:
                          f"| {_num(c.max_rel)} | {tol} | {'pass' if c.passed else '**FAIL**'} |")
     failures = result.failures()
     if failures:
-        lines += [""] + [f"- {f}" for f in failures]
+        lines += [""] + [f"- {f}" for f in failures] + [f"- note: {n}" for n in result.notes]
     return "\n".join(lines) + "\n"
 
 

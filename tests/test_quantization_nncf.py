@@ -27,7 +27,9 @@ import openvino as ov
 
 from ir2onnx.api import convert
 from ir2onnx.backends import OPENVINO_EXACT
+from ir2onnx.harness import check
 from ir2onnx.ir.reader import load_ir
+from ir2onnx.report import format_text, to_markdown
 from ir2onnx.lowering.convert import convert_graph
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "real"
@@ -137,3 +139,13 @@ def test_symmetric_mode_keeps_the_relu_ranges_exact():
     _, summary = _quantized(SAMPLES / "nncf_resnet3" / "model.xml", "qdq-symmetric")
     assert summary[1].startswith("4 of 12 FakeQuantize")
     assert summary[2] == "8 FakeQuantize layer(s) could not be made symmetric (int8, zero point 0) exactly"
+
+
+def test_check_says_why_an_int8_model_differs():
+    """``ir2onnx check`` on an INT8 IR fails against OpenVINO (one level on a quarter of the
+    feature map) and says why, in the text and Markdown reports."""
+    result = check(SAMPLES / "nncf_resnet1" / "model.xml", oracle=False)
+    assert not result.ok and len(result.notes) == 1
+    assert result.notes[0].startswith("the IR has 6 FakeQuantize layer(s)")
+    assert "note    the IR has 6 FakeQuantize" in format_text(result)
+    assert "- note: the IR has 6 FakeQuantize" in to_markdown(result)

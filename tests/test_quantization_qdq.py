@@ -118,9 +118,10 @@ def test_what_does_not_fit_stays_exact(tmp_path, levels, ranges):
 
 
 def test_resnet_runs_int8_kernels_and_matches_openvino(tmp_path):
-    """The must-show: onnxruntime's optimized graph of the INT8 ResNet-style IR has QLinearConv
+    """onnxruntime's optimized graph of the hand-built INT8 ResNet-style IR has QLinearConv
     nodes, and its quantized feature map is within one step of OpenVINO's; the share of equal
-    elements is measured against the float emulation (see the module docstring)."""
+    elements is measured against the float emulation (see the module docstring). The IRs NNCF
+    itself writes: test_quantization_nncf.py."""
     xml = qm.resnet(tmp_path / "r.xml", blocks=1)
     x = np.random.default_rng(0).standard_normal((4, 3, 32, 32)).astype(np.float32)
     conv = _convert(xml, "qdq")

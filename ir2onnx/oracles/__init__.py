@@ -63,6 +63,7 @@ from . import quantization  # noqa: F401  FakeQuantize
 from . import roi_align  # noqa: F401  ROIAlign-3/-9
 from . import roi_pooling  # noqa: F401  ROIPooling-2
 from . import psroi_pooling  # noqa: F401  PSROIPooling-1
+from . import deformable_psroi_pooling  # noqa: F401  DeformablePSROIPooling-1
 from . import ctc_loss  # noqa: F401  CTCLoss-4
 from . import signal  # noqa: F401  DFT-7, IDFT-7, RDFT-9, IRDFT-9, STFT-15
 from . import grid_sample  # noqa: F401  GridSample-9

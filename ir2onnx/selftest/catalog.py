@@ -62,6 +62,7 @@ from . import state
 from . import roi_align
 from . import roi_pooling
 from . import psroi_pooling
+from . import deformable_psroi_pooling
 from . import ctc_loss
 from . import proposal
 from . import experimental_detectron
@@ -77,7 +78,7 @@ FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to
             split, broadcast, generation, random_ops, pad, attention, interpolate, colour, topk, cumsum,
             scatter, one_hot, embedding, segment, gather_tree, patches, bucketize,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, multiclass_nms,
-            roi_align, roi_pooling, psroi_pooling, prior_box, region_yolo, ctc, ctc_loss, detection_output,
+            roi_align, roi_pooling, psroi_pooling, deformable_psroi_pooling, prior_box, region_yolo, ctc, ctc_loss, detection_output,
             proposal, experimental_detectron,
             control_flow, state, signal, grid_sample, unique)
 

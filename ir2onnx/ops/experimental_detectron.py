@@ -141,7 +141,10 @@ def _level_threshold(k):
 def roi_feature_extractor(ctx, layer, inputs):
     """ExperimentalDetectronROIFeatureExtractor-6 (rois, level_0 .. level_L-1) -> per level RoiAlign
     (output_half_pixel, avg); Sub, Mul, Sqrt, Div, Add, GreaterOrEqual, Cast, ReduceSum (the level);
-    Where (one level per ROI); Identity (the rois output)."""
+    Where (one level per ROI); Identity (the rois output). aligned=true: per level Mul, Sub (the
+    roi times the level's scale minus 0.5, as OpenVINO computes it) before RoiAlign with scale 1,
+    whose output_half_pixel mode then keeps OpenVINO's minimum roi size of 1 (half_pixel would
+    drop it)."""
     a = layer.attrs
     rois, maps = inputs[0], inputs[1:]
     _float_input(layer, rois, "input_rois")
@@ -151,9 +154,6 @@ def roi_feature_extractor(ctx, layer, inputs):
     if len(scales) != len(maps) or not maps or any(v <= 0 for v in scales):
         raise InvalidLayer(layer, f"pyramid_scales {scales} must hold one positive scale per feature map "
                                   f"({len(maps)})")
-    if a["aligned"]:
-        raise UnsupportedLayer(layer, "aligned=true: ONNX RoiAlign's half_pixel mode has no minimum ROI "
-                                      "size of 1, which OpenVINO's aligned mode keeps")
     size, ratio = int(a["output_size"]), int(a["sampling_ratio"])
     if size <= 0 or ratio < 0:
         raise InvalidLayer(layer, f"output_size {size} must be positive, sampling_ratio {ratio} non-negative")
@@ -177,8 +177,12 @@ def roi_feature_extractor(ctx, layer, inputs):
     batch = g.Mul(g.Cast(g.Gather(rois, i64(g, 0), axis=1), to=7), i64(g, 0))  # zeros [R]
     out = g.Expand(g.const(np.float32(0), np.float32), i64(g, [1, 1, 1, 1]))
     for lvl in reversed(range(L)):
-        pooled = g.RoiAlign(maps[lvl], rois, batch, mode="avg", output_height=size, output_width=size,
-                            sampling_ratio=ratio, spatial_scale=float(np.float32(1.0) / np.float32(scales[lvl])),
+        scale = np.float32(1.0) / np.float32(scales[lvl])
+        boxes = rois
+        if a["aligned"]:  # the roi scaled and shifted by half a pixel here, its size still at least 1 there
+            boxes, scale = g.Sub(g.Mul(rois, f32(scale)), f32(0.5)), np.float32(1.0)
+        pooled = g.RoiAlign(maps[lvl], boxes, batch, mode="avg", output_height=size, output_width=size,
+                            sampling_ratio=ratio, spatial_scale=float(scale),
                             coordinate_transformation_mode="output_half_pixel" if g.opset >= 16 else None)
         out = g.Where(g.Equal(level, i64(g, lvl)), pooled, out)
     return [out, g.Identity(rois)]

@@ -1,7 +1,7 @@
 """Selftest cases of ExperimentalDetectronPriorGridGenerator-6 (priors a Parameter, the feature
 map and the image Parameters whose sizes only are used, as in the Detectron heads) and
 ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois) and
-ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps) and
+ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps; aligned) and
 ExperimentalDetectronGenerateProposalsSingleImage-6 (an RPN of 3 anchors on a 4x5 map) and
 ExperimentalDetectronDetectionOutput-6 (overlapping rois, 3 classes, all inputs Parameters)."""
 from __future__ import annotations
@@ -79,6 +79,16 @@ def _one_level(feeds):
     """ROI (0, 0, 4, 4) at scale 1, one 1x1 bin, one sample at its centre (2, 2): 11; the empty
     ROI (no level) gives 0."""
     return np.float32([11, 0]).reshape(2, 1, 1, 1)
+
+
+ONE_LEVEL_ALIGNED = {"rois": np.float32([[0, 0, 4, 4], [1, 1, 1.25, 3]]), "p0": iota((1, 1, 4, 4))}
+
+
+def _one_level_aligned(feeds):
+    """aligned: roi (0, 0, 4, 4) becomes (-0.5, -0.5, 3.5, 3.5), its one sample (y, x) = (1.5, 1.5):
+    1 + 4 * 1.5 + 1.5 = 8.5; roi (1, 1, 1.25, 3) becomes x 0.5 .. 0.75, widened to 1 (half_pixel
+    would not: 7.625), y 0.5 .. 2.5, its sample (1.5, 1): 8."""
+    return np.float32([8.5, 8]).reshape(2, 1, 1, 1)
 
 
 def _rpn(attrs, a=3, h=4, w=5):
@@ -169,6 +179,12 @@ CASES = [
          expect={"features": _one_level}),
     Case("roi_feature_extractor/three-levels", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
          ov_build(_extractor(EXTRACT)), inputs=_pyramid_rois, exact=False),
+    Case("roi_feature_extractor/aligned", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, aligned=True))), inputs=_pyramid_rois, exact=False),
+    Case("roi_feature_extractor/aligned-worked", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, output_size=1, sampling_ratio=1, pyramid_scales=[1], aligned=True),
+                             sizes=((4, 4),), c=1)), inputs=ONE_LEVEL_ALIGNED, exact=False,
+         expect={"features": _one_level_aligned}),
     Case("roi_feature_extractor/adaptive-grid", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
          ov_build(_extractor(dict(EXTRACT, sampling_ratio=0, output_size=2, pyramid_scales=[4, 8]),
                              sizes=((16, 16), (8, 8)))), inputs=_pyramid_rois, exact=False),

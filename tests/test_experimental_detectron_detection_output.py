@@ -162,8 +162,31 @@ def test_im_info_and_class_agnostic_flag_change_nothing(tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
-def test_harness_check(tmp_path):
-    assert_check(_model(tmp_path), inputs=_feeds(5), atol=1e-4, rtol=0)
+def test_harness_check_and_opsets(tmp_path):
+    """`ir2onnx check` agrees; ONNX opsets 14 (the lowest) .. 21 give the same bytes."""
+    xml, feeds = _model(tmp_path), _feeds(5)
+    assert_check(xml, inputs=feeds, atol=1e-4, rtol=0)
+    base = run_onnx(xml, feeds)
+    for opset in (14, 21):
+        for a, b in zip(run_onnx(xml, feeds, opset=opset), base):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_many_rois_and_classes(tmp_path):
+    """81 classes and 300 rois of a 400-pixel image (a Mask R-CNN head's sizes, fewer rois)."""
+    rng = np.random.default_rng(9)
+    xy, wh = rng.uniform(0, 400, (300, 2)), rng.uniform(5, 120, (300, 2))
+    feeds = {"rois": np.concatenate([xy, xy + wh], 1).astype(np.float32),
+             "deltas": rng.normal(0, 0.5, (300, 324)).astype(np.float32),
+             "scores": (rng.dirichlet(np.ones(81) * 0.05, 300)).astype(np.float32),
+             "im_info": np.float32([[400, 400, 1]])}
+    attrs = dict(ATTRS, num_classes=81, score_threshold=0.05, post_nms_count=100, max_detections_per_image=100)
+    xml = _model(tmp_path, attrs)
+    got, ov_out = run_onnx(xml, feeds), run_openvino(xml, feeds)
+    np.testing.assert_array_equal(got[1], ov_out[1])
+    np.testing.assert_allclose(got[0], ov_out[0], **TOL)
+    np.testing.assert_allclose(got[2], ov_out[2], **TOL)
+    assert (got[1] > 0).sum() == 100 and len(set(got[1])) > 20
 
 
 def test_f16_inputs_are_refused(tmp_path):

@@ -25,8 +25,9 @@ Facts (OpenVINO's CPU plugin, the one users run, and its reference implementatio
   Rows past them: zeros (class 0, score 0).
 
 ONNX NonMaxSuppression has no +1 and no early "apart" test, so the NMS here is an explicit greedy
-Loop over the sorted candidates, all classes at once; each step computes the overlaps of one
-candidate per class with every box in float32, as above.
+Loop over the sorted candidates, all classes at once (as many steps as the most candidates of a
+class); each step computes the overlaps of one candidate per class with the others in float32,
+as above.
 """
 from __future__ import annotations
 
@@ -89,17 +90,20 @@ def detection_output_chain(ctx, layer, inputs):
     cand = g.Greater(score, f32(np.float32(a["score_threshold"])))
     n = dims_of(g, rois, 0, 1)  # [1]
     _, order = g.op("TopK", g.Where(cand, score, f32(-np.inf)), n, axis=1, largest=1, sorted=1, _outputs=2)
-    srt = [g.GatherElements(t, order, axis=1) for t in (bx0, by0, bx1, by1, area)]
-    keep = _greedy_nms(g, srt, g.GatherElements(cand, order, axis=1), n, np.float32(a["nms_threshold"]))
+    # Only the first T sorted positions can be kept, T the most candidates of any class.
+    t = g.ReduceMax(g.ReduceSum(g.Cast(cand, to=TensorProto.INT64), i64(g, [1]), keepdims=0), keepdims=1)
+    order = g.Slice(order, i64(g, [0]), t, i64(g, [1]))  # [K, T]
+    srt = [g.GatherElements(v, order, axis=1) for v in (bx0, by0, bx1, by1, area)]
+    keep = _greedy_nms(g, srt, g.GatherElements(cand, order, axis=1), t, np.float32(a["nms_threshold"]))
     if post >= 0:
         rank = g.CumSum(g.Cast(keep, to=TensorProto.INT64), i64(g, 1))
         keep = g.And(keep, g.LessOrEqual(rank, i64(g, post)))
     boxes = g.Concat(*[g.Unsqueeze(t, i64(g, [2])) for t in (bx0, by0, bx1, by1)], axis=2)  # [K, N, 4]
-    return _select(g, keep, order, boxes, score, n, K, D)
+    return _select(g, keep, order, boxes, score, t, K, D)
 
 
 def _greedy_nms(g, srt, cand, n, thr):
-    """keep [K, N] (sorted order): candidate i kept when no kept j < i overlaps it by > thr."""
+    """keep [K, T] (sorted order, T = n): candidate i kept when no kept j < i overlaps it by > thr."""
     bx0, by0, bx1, by1, area = srt
     f32 = lambda v: g.const(np.float32(v), np.float32)  # noqa: E731
     positions = g.Range(i64(g, 0), g.Squeeze(n, i64(g, [0])), i64(g, 1))  # [N]
@@ -125,21 +129,22 @@ def _greedy_nms(g, srt, cand, n, thr):
                               helper.make_tensor_value_info(kept, TensorProto.BOOL, [None, None])],
                              [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []),
                               helper.make_tensor_value_info(out, TensorProto.BOOL, [None, None])])
-    init = g.And(cand, g.Not(cand))  # all false [K, N]
+    init = g.And(cand, g.Not(cand))  # all false [K, T]
     return g.Loop(g.Squeeze(n, i64(g, [0])), "", init, body=body)
 
 
 def _select(g, keep, order, boxes, score, n, K, D):
-    """The output rows: (class, roi) pairs of the kept boxes, class by class when at most D, else
-    the D highest scores (roi-major flat order breaks ties); gathered, padded with zeros."""
+    """keep and order [K, n], boxes [K, N, 4], score [K, N] -> the output rows: the (class, roi)
+    pairs kept, class by class when at most D, else the D highest scores (roi-major flat order
+    breaks ties); gathered, padded with zeros."""
     total = g.ReduceSum(g.Cast(keep, to=TensorProto.INT64), i64(g, [0, 1]), keepdims=0)
     # At most D: the kept positions class by class (NonZero keeps that order).
     flat = g.Squeeze(g.NonZero(g.Reshape(keep, i64(g, [-1]))), i64(g, [0]))  # [T]
     flat = g.Slice(flat, i64(g, [0]), i64(g, [D]))
-    cls_a = g.Div(flat, n)
+    cls_a = g.Div(flat, g.Max(n, i64(g, [1])))  # n = 0: flat is empty, but ONNX Div checks the divisor
     roi_a = g.Gather(g.Reshape(order, i64(g, [-1])), flat, axis=0)
     # More than D: TopK over the kept scores laid out [N, K] (ties: smaller roi, then class).
-    none = g.Cast(g.And(keep, g.Not(keep)), to=TensorProto.FLOAT)  # zeros [K, N]
+    none = g.Expand(g.const(np.float32(0), np.float32), g.Shape(score))  # zeros [K, N]
     kept_orig = g.ScatterElements(none, order, g.Cast(keep, to=TensorProto.FLOAT), axis=1)  # roi order
     masked = g.Where(g.Greater(kept_orig, g.const(np.float32(0), np.float32)), score,
                      g.const(np.float32(-np.inf), np.float32))

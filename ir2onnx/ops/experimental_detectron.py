@@ -1,7 +1,9 @@
 """ExperimentalDetectronPriorGridGenerator-6, ExperimentalDetectronTopKROIs-6 and
 ExperimentalDetectronROIFeatureExtractor-6: the anchor grid, the ROI selection and the pyramid
 ROIAlign of the Detectron heads of Open Model Zoo's instance-segmentation-security-*
-models.
+models; the chains of GenerateProposalsSingleImage (the RPN) and DetectionOutput (the box head's
+detections) sit beside this module, in experimental_detectron_proposals.py and
+experimental_detectron_detection_output.py.
 
 PriorGridGenerator facts (OpenVINO's operation specification and reference implementation, in our words):
 

@@ -2,7 +2,9 @@
 cell rows h, cell columns w and priors n; each coordinate is the prior's plus
 ``step * (w + 0.5)`` (x) or ``step * (h + 0.5)`` (y) in float32, the step being the stride or
 ``IW / W`` (``IH / H``) when the stride is 0. TopKROIs: order the rois by probability, highest first (equal
-probabilities: smaller index first), copy the first max_rois; rows past N are zeros."""
+probabilities: smaller index first), copy the first max_rois; rows past N are zeros.
+ROIFeatureExtractor, GenerateProposalsSingleImage and DetectionOutput: per roi, per sample, per
+candidate, as their docstrings say."""
 from __future__ import annotations
 
 import numpy as np

@@ -301,9 +301,34 @@ def test_extractor_level_boundaries(tmp_path):
     assert all(np.abs(got[i] - got[i + 1]).max() > 1e-3 for i in range(0, len(rows), 3))
 
 
-def test_extractor_aligned_is_refused(tmp_path):
-    with pytest.raises(UnsupportedLayer, match="minimum ROI size"):
-        convert(_fpn(tmp_path, dict(EXTRACT, aligned=True)))
+def _tiny_rois(rng, n=6):
+    """ROIs of sides 0.5 .. 6 pixels (level 0, scale 4: under one map pixel, where OpenVINO keeps
+    the roi size at least 1) near the image's edges and inside."""
+    corner = rng.uniform(-2, 120, (n, 2)).astype(np.float32)
+    side = rng.uniform(0.5, 6, (n, 2)).astype(np.float32)
+    return np.concatenate([corner, corner + side], 1).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_extractor_aligned(tmp_path, seed):
+    """aligned=true: the half-pixel shift of every level's scaled roi and the minimum roi size 1
+    (tiny rois), against OpenVINO and the oracle; the shift changes the features."""
+    rng = np.random.default_rng(seed)
+    feeds = {"img": rng.standard_normal((1, 3, 128, 96)).astype(np.float32),
+             "rois": np.concatenate([_level_rois(rng), _tiny_rois(rng)])}
+    got = _extract_check(_fpn(tmp_path, dict(EXTRACT, aligned=True)), feeds)
+    (tmp_path / "plain").mkdir()
+    plain = run_onnx(_fpn(tmp_path / "plain", EXTRACT), feeds)[0]
+    assert np.abs(got - plain)[:-8].max() > 1e-2 and not got[-8:-6].any()  # empty ROIs: zeros
+
+
+def test_extractor_aligned_adaptive_grid(tmp_path):
+    xml = _fpn(tmp_path, dict(EXTRACT, aligned=True, sampling_ratio=0, output_size=3, pyramid_scales=[4, 8]), levels=2)
+    rng = np.random.default_rng(6)
+    feeds = {"img": rng.standard_normal((1, 3, 64, 80)).astype(np.float32),
+             "rois": np.concatenate([_level_rois(rng, 2, 64), _tiny_rois(rng)])}
+    got = _extract_check(xml, feeds)
+    np.testing.assert_array_equal(run_onnx(xml, feeds, opset=14)[0], got)
 
 
 # -- ExperimentalDetectronGenerateProposalsSingleImage-6 --------------------------------------------

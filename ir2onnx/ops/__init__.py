@@ -79,4 +79,5 @@ from . import state  # noqa: F401  ReadValue-3/-6, Assign-3/-6
 from . import proposal  # noqa: F401  Proposal-1/-4
 from . import experimental_detectron  # noqa: F401  ExperimentalDetectronPriorGridGenerator-6,
 #                                                ExperimentalDetectronTopKROIs-6, ExperimentalDetectronROIFeatureExtractor-6,
-#                                                ExperimentalDetectronGenerateProposalsSingleImage-6
+#                                                ExperimentalDetectronGenerateProposalsSingleImage-6,
+#                                                ExperimentalDetectronDetectionOutput-6

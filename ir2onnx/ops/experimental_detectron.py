@@ -1,7 +1,9 @@
 """ExperimentalDetectronPriorGridGenerator-6, ExperimentalDetectronTopKROIs-6 and
 ExperimentalDetectronROIFeatureExtractor-6: the anchor grid, the ROI selection and the pyramid
 ROIAlign of the Detectron heads of Open Model Zoo's instance-segmentation-security-*
-models.
+models; the chains of GenerateProposalsSingleImage (the RPN) and DetectionOutput (the box head's
+detections) sit beside this module, in experimental_detectron_proposals.py and
+experimental_detectron_detection_output.py.
 
 PriorGridGenerator facts (OpenVINO's operation specification and reference implementation, in our words):
 
@@ -30,6 +32,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
+from .experimental_detectron_detection_output import detection_output_chain
 from .experimental_detectron_proposals import proposals_chain
 
 FLOATS = ("f32", "f16")
@@ -140,7 +143,10 @@ def _level_threshold(k):
 def roi_feature_extractor(ctx, layer, inputs):
     """ExperimentalDetectronROIFeatureExtractor-6 (rois, level_0 .. level_L-1) -> per level RoiAlign
     (output_half_pixel, avg); Sub, Mul, Sqrt, Div, Add, GreaterOrEqual, Cast, ReduceSum (the level);
-    Where (one level per ROI); Identity (the rois output)."""
+    Where (one level per ROI); Identity (the rois output). aligned=true: per level Mul, Sub (the
+    roi times the level's scale minus 0.5, as OpenVINO computes it) before RoiAlign with scale 1,
+    whose output_half_pixel mode then keeps OpenVINO's minimum roi size of 1 (half_pixel would
+    drop it)."""
     a = layer.attrs
     rois, maps = inputs[0], inputs[1:]
     _float_input(layer, rois, "input_rois")
@@ -150,9 +156,6 @@ def roi_feature_extractor(ctx, layer, inputs):
     if len(scales) != len(maps) or not maps or any(v <= 0 for v in scales):
         raise InvalidLayer(layer, f"pyramid_scales {scales} must hold one positive scale per feature map "
                                   f"({len(maps)})")
-    if a["aligned"]:
-        raise UnsupportedLayer(layer, "aligned=true: ONNX RoiAlign's half_pixel mode has no minimum ROI "
-                                      "size of 1, which OpenVINO's aligned mode keeps")
     size, ratio = int(a["output_size"]), int(a["sampling_ratio"])
     if size <= 0 or ratio < 0:
         raise InvalidLayer(layer, f"output_size {size} must be positive, sampling_ratio {ratio} non-negative")
@@ -176,8 +179,12 @@ def roi_feature_extractor(ctx, layer, inputs):
     batch = g.Mul(g.Cast(g.Gather(rois, i64(g, 0), axis=1), to=7), i64(g, 0))  # zeros [R]
     out = g.Expand(g.const(np.float32(0), np.float32), i64(g, [1, 1, 1, 1]))
     for lvl in reversed(range(L)):
-        pooled = g.RoiAlign(maps[lvl], rois, batch, mode="avg", output_height=size, output_width=size,
-                            sampling_ratio=ratio, spatial_scale=float(np.float32(1.0) / np.float32(scales[lvl])),
+        scale = np.float32(1.0) / np.float32(scales[lvl])
+        boxes = rois
+        if a["aligned"]:  # the roi scaled and shifted by half a pixel here, its size still at least 1 there
+            boxes, scale = g.Sub(g.Mul(rois, f32(scale)), f32(0.5)), np.float32(1.0)
+        pooled = g.RoiAlign(maps[lvl], boxes, batch, mode="avg", output_height=size, output_width=size,
+                            sampling_ratio=ratio, spatial_scale=float(scale),
                             coordinate_transformation_mode="output_half_pixel" if g.opset >= 16 else None)
         out = g.Where(g.Equal(level, i64(g, lvl)), pooled, out)
     return [out, g.Identity(rois)]
@@ -190,3 +197,12 @@ def generate_proposals_single_image(ctx, layer, inputs):
     (min_size), TopK (pre_nms_count), NonMaxSuppression, Gather, Pad (post_nms_count rows); the
     facts in ops/experimental_detectron_proposals.py."""
     return proposals_chain(ctx, layer, inputs)
+
+
+@lowers("ExperimentalDetectronDetectionOutput", "opset6")
+def detection_output(ctx, layer, inputs):
+    """ExperimentalDetectronDetectionOutput-6 (rois, deltas, scores, im_info) -> Reshape/Slice/Div
+    (deltas per class), Sub/Add/Mul/Min/Exp/Max (decoding), Where, TopK (per-class order), Loop
+    (greedy NMS with +1 overlaps), CumSum, NonZero | TopK, GatherND, Where, Pad; the facts in
+    ops/experimental_detectron_detection_output.py."""
+    return detection_output_chain(ctx, layer, inputs)

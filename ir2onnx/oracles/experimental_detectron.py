@@ -2,7 +2,9 @@
 cell rows h, cell columns w and priors n; each coordinate is the prior's plus
 ``step * (w + 0.5)`` (x) or ``step * (h + 0.5)`` (y) in float32, the step being the stride or
 ``IW / W`` (``IH / H``) when the stride is 0. TopKROIs: order the rois by probability, highest first (equal
-probabilities: smaller index first), copy the first max_rois; rows past N are zeros."""
+probabilities: smaller index first), copy the first max_rois; rows past N are zeros.
+ROIFeatureExtractor, GenerateProposalsSingleImage and DetectionOutput: per roi, per sample, per
+candidate, as their docstrings say."""
 from __future__ import annotations
 
 import numpy as np
@@ -156,3 +158,65 @@ def generate_proposals_single_image(layer, inputs):
     for row, i in enumerate(kept):
         rois[row], out_scores[row] = props[i][0], props[i][1]
     return [rois, out_scores]
+
+
+def _overlap(a, b, area_a, area_b):
+    """The Detectron NMS overlap with +1 sizes: 0 for boxes apart or not meeting."""
+    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+        return f(0)
+    iw = f(f(min(a[2], b[2]) - max(a[0], b[0])) + f(1))
+    ih = f(f(min(a[3], b[3]) - max(a[1], b[1])) + f(1))
+    if iw <= 0 or ih <= 0:
+        return f(0)
+    inter = f(iw * ih)
+    return f(inter / f(f(area_a + area_b) - inter))
+
+
+@oracle("ExperimentalDetectronDetectionOutput", "opset6")
+def detection_output(layer, inputs):
+    """Per roi r and class c >= 1: the box decoded by the class's deltas (offset 1, clamped at 0;
+    rois with no width or height give zero boxes and scores); per class, the scores above
+    score_threshold in descending order (ties: smaller roi), greedy NMS (+1 overlap >
+    nms_threshold drops), the first post_nms_count kept; all classes' kept boxes in class order
+    when they fit max_detections_per_image rows, else the highest scores (ties: smaller roi, then
+    smaller class); the rest of the rows zeros (measured on OpenVINO's CPU plugin)."""
+    a = layer.attrs
+    rois, deltas, scores = (np.asarray(v, f) for v in inputs[:3])
+    C, post, D = int(a["num_classes"]), int(a["post_nms_count"]), int(a["max_detections_per_image"])
+    N = rois.shape[0]
+    if rois.shape != (N, 4) or deltas.shape != (N, 4 * C) or scores.shape != (N, C):
+        raise InvalidLayer(layer, "rois must be [N, 4], deltas [N, 4 * num_classes], scores [N, num_classes]")
+    wts, max_log = [f(w) for w in a["deltas_weights"]], f(a["max_delta_log_wh"])
+    boxes, areas, conf = {}, {}, {}
+    for c in range(1, C):
+        for r in range(N):
+            x0, y0, x1, y1 = rois[r]
+            boxes[c, r], areas[c, r], conf[c, r] = (f(0),) * 4, f(0), f(0)
+            if not (f(x1 - x0) > 0 and f(y1 - y0) > 0):
+                continue
+            d = [f(deltas[r, 4 * c + j] / wts[j]) for j in range(4)]
+            lo, hi = [], []
+            for p0, p1, dc, dl in ((x0, x1, d[0], d[2]), (y0, y1, d[1], d[3])):
+                ww = f(f(p1 - p0) + f(1))
+                pc = f(f(dc * ww) + f(p0 + f(f(0.5) * ww)))
+                pw = f(f(np.exp(min(dl, max_log))) * ww)
+                lo.append(max(f(0), f(pc - f(f(0.5) * pw))))
+                hi.append(max(f(0), f(f(pc + f(f(0.5) * pw)) - f(1))))
+            boxes[c, r] = (lo[0], lo[1], hi[0], hi[1])
+            areas[c, r] = f(f(f(hi[0] - lo[0]) + f(1)) * f(f(hi[1] - lo[1]) + f(1)))
+            conf[c, r] = scores[r, c]
+    found = []  # (class, roi) in class order, NMS order
+    for c in range(1, C):
+        order = sorted((r for r in range(N) if conf[c, r] > f(a["score_threshold"])), key=lambda r: (-conf[c, r], r))
+        kept = []
+        for r in order:
+            if all(_overlap(boxes[c, r], boxes[c, k], areas[c, r], areas[c, k]) <= f(a["nms_threshold"])
+                   for k in kept):
+                kept.append(r)
+        found += [(c, r) for r in (kept if post < 0 else kept[:post])]
+    if len(found) > D:
+        found = sorted(found, key=lambda cr: (-conf[cr], cr[1], cr[0]))[:D]
+    out_boxes, out_classes, out_scores = np.zeros((D, 4), f), np.zeros(D, np.int32), np.zeros(D, f)
+    for row, (c, r) in enumerate(found):
+        out_boxes[row], out_classes[row], out_scores[row] = boxes[c, r], c, conf[c, r]
+    return [out_boxes, out_classes, out_scores]

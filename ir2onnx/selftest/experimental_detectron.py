@@ -1,8 +1,9 @@
 """Selftest cases of ExperimentalDetectronPriorGridGenerator-6 (priors a Parameter, the feature
 map and the image Parameters whose sizes only are used, as in the Detectron heads) and
 ExperimentalDetectronTopKROIs-6 (rois and probabilities Parameters, N >= max_rois) and
-ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps) and
-ExperimentalDetectronGenerateProposalsSingleImage-6 (an RPN of 3 anchors on a 4x5 map)."""
+ExperimentalDetectronROIFeatureExtractor-6 (rois spread over the levels, two or three maps; aligned) and
+ExperimentalDetectronGenerateProposalsSingleImage-6 (an RPN of 3 anchors on a 4x5 map) and
+ExperimentalDetectronDetectionOutput-6 (overlapping rois, 3 classes, all inputs Parameters)."""
 from __future__ import annotations
 
 import numpy as np
@@ -80,6 +81,16 @@ def _one_level(feeds):
     return np.float32([11, 0]).reshape(2, 1, 1, 1)
 
 
+ONE_LEVEL_ALIGNED = {"rois": np.float32([[0, 0, 4, 4], [1, 1, 1.25, 3]]), "p0": iota((1, 1, 4, 4))}
+
+
+def _one_level_aligned(feeds):
+    """aligned: roi (0, 0, 4, 4) becomes (-0.5, -0.5, 3.5, 3.5), its one sample (y, x) = (1.5, 1.5):
+    1 + 4 * 1.5 + 1.5 = 8.5; roi (1, 1, 1.25, 3) becomes x 0.5 .. 0.75, widened to 1 (half_pixel
+    would not: 7.625), y 0.5 .. 2.5, its sample (1.5, 1): 8."""
+    return np.float32([8.5, 8]).reshape(2, 1, 1, 1)
+
+
 def _rpn(attrs, a=3, h=4, w=5):
     def make(ops):
         from openvino.utils.node_factory import NodeFactory
@@ -113,7 +124,50 @@ def _one_anchor(feeds):
     return np.float32([[2, 2, 9, 9], [0, 0, 0, 0]])
 
 
+def _detection(attrs, n=8):
+    def make(ops):
+        from openvino.utils.node_factory import NodeFactory
+
+        c = attrs["num_classes"]
+        ins = [param(ops, [n, 4], name="rois"), param(ops, [n, 4 * c], name="deltas"),
+               param(ops, [n, c], name="scores"), param(ops, [1, 3], name="im_info")]
+        node = NodeFactory("opset6").create("ExperimentalDetectronDetectionOutput", [x.output(0) for x in ins], attrs)
+        return [(node.output(0), "boxes"), (node.output(1), "classes"), (node.output(2), "det_scores")], ins
+    return make
+
+
+DETECT = dict(score_threshold=0.2, nms_threshold=0.5, max_delta_log_wh=4.0, num_classes=3, post_nms_count=4,
+              max_detections_per_image=6, class_agnostic_box_regression=False, deltas_weights=[10.0, 10.0, 5.0, 5.0])
+
+
+def _detection_inputs(rng, n=8, c=3):
+    """Rois of sides 8..24 in a 40-pixel square (many overlaps), small deltas, distinct scores."""
+    xy, wh = rng.random((n, 2)) * 32, 8 + rng.random((n, 2)) * 16
+    return {"rois": np.concatenate([xy, xy + wh], 1).astype(np.float32),
+            "deltas": (rng.standard_normal((n, 4 * c)) * 0.5).astype(np.float32),
+            "scores": (rng.permutation(n * c).reshape(n, c) / np.float32(n * c)).astype(np.float32),
+            "im_info": np.float32([[40, 40, 1]])}
+
+
+ONE_ROI = {"rois": np.float32([[0, 0, 9, 9]]), "deltas": np.zeros((1, 12), np.float32),
+           "scores": np.float32([[0.1, 0.8, 0.15]]), "im_info": np.float32([[20, 20, 1]])}
+
+
+def _one_roi_boxes(feeds):
+    """Zero deltas give the roi back (width 10 around centre 5): class 1 above 0.2, class 2 not."""
+    return np.float32([[0, 0, 9, 9], [0, 0, 0, 0]])
+
+
 CASES = [
+    Case("detection_output/overlapping", ("ExperimentalDetectronDetectionOutput", "opset6"),
+         ov_build(_detection(DETECT)), inputs=_detection_inputs, exact=False),
+    Case("detection_output/many-per-class", ("ExperimentalDetectronDetectionOutput", "opset6"),
+         ov_build(_detection(dict(DETECT, post_nms_count=-1, max_detections_per_image=20, score_threshold=0.0))),
+         inputs=_detection_inputs, exact=False),
+    Case("detection_output/one-roi", ("ExperimentalDetectronDetectionOutput", "opset6"),
+         ov_build(_detection(dict(DETECT, max_detections_per_image=2, deltas_weights=[1.0] * 4), n=1)),
+         inputs=ONE_ROI, exact=False, expect={"boxes": _one_roi_boxes, "classes": np.int32([1, 0]),
+                                              "det_scores": np.float32([0.8, 0])}),
     Case("generate_proposals_single_image/rpn", ("ExperimentalDetectronGenerateProposalsSingleImage", "opset6"),
          ov_build(_rpn(RPN)), inputs=_rpn_inputs, exact=False),
     Case("generate_proposals_single_image/one-anchor", ("ExperimentalDetectronGenerateProposalsSingleImage", "opset6"),
@@ -125,6 +179,12 @@ CASES = [
          expect={"features": _one_level}),
     Case("roi_feature_extractor/three-levels", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
          ov_build(_extractor(EXTRACT)), inputs=_pyramid_rois, exact=False),
+    Case("roi_feature_extractor/aligned", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, aligned=True))), inputs=_pyramid_rois, exact=False),
+    Case("roi_feature_extractor/aligned-worked", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
+         ov_build(_extractor(dict(EXTRACT, output_size=1, sampling_ratio=1, pyramid_scales=[1], aligned=True),
+                             sizes=((4, 4),), c=1)), inputs=ONE_LEVEL_ALIGNED, exact=False,
+         expect={"features": _one_level_aligned}),
     Case("roi_feature_extractor/adaptive-grid", ("ExperimentalDetectronROIFeatureExtractor", "opset6"),
          ov_build(_extractor(dict(EXTRACT, sampling_ratio=0, output_size=2, pyramid_scales=[4, 8]),
                              sizes=((16, 16), (8, 8)))), inputs=_pyramid_rois, exact=False),

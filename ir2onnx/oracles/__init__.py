@@ -79,3 +79,4 @@ from . import proposal  # noqa: F401  Proposal-1/-4
 from . import experimental_detectron  # noqa: F401  ExperimentalDetectronPriorGridGenerator-6,
 #                                                ExperimentalDetectronTopKROIs-6, ExperimentalDetectronROIFeatureExtractor-6,
 #                                                ExperimentalDetectronGenerateProposalsSingleImage-6
+from . import generate_proposals  # noqa: F401  GenerateProposals-9

@@ -88,6 +88,25 @@ def test_scale_hw_with_unknown_im_info_width(tmp_path):
     assert (second[:, 3] - second[:, 1] + 1 < 6).any()  # kept by scale_h 0.5, under min_size 6
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_configurations(tmp_path, seed):
+    """Random anchors (any size, anywhere), deltas up to 3 sigma, batch 1..3, A, H, W 1..6,
+    thresholds 0..1, pre/post counts below and above the proposal count; distinct scores (rois_num
+    here from 0 to 47 per image)."""
+    rng = np.random.default_rng(100 + seed)
+    norm, info = bool(seed % 2), 3 + (seed // 2) % 2
+    n, a, h, w = (int(v) for v in rng.integers(1, [4, 5, 7, 7]))
+    sc = np.float32(1 / 64 if norm else 1)
+    attrs = dict(min_size=float(rng.choice([0, 1, 3, 8]) * sc), nms_threshold=float(rng.choice([0, 0.3, 0.7, 1])),
+                 pre_nms_count=int(rng.integers(1, 150)), post_nms_count=int(rng.integers(1, 80)), normalized=norm)
+    c, s = rng.uniform(0, 60, (h, w, a, 2)), rng.uniform(0, 20, (h, w, a, 2))
+    feeds = {"im_info": np.concatenate([rng.uniform(20, 70, (n, 2)) * sc, rng.uniform(0.5, 2, (n, info - 2))], 1),
+             "anchors": np.concatenate([c - s, c + s], -1) * sc,
+             "deltas": rng.standard_normal((n, a * 4, h, w)) * rng.choice([0.1, 1, 3]),
+             "scores": rng.permutation(n * a * h * w).reshape(n, a, h, w) / (n * a * h * w)}
+    _check(_model(tmp_path, attrs, info=info), {k: v.astype(np.float32) for k, v in feeds.items()})
+
+
 def _boxes(anchors, scores, image=(20, 20)):
     """One image, a 1 x W map of one anchor each, zero deltas: the anchors come back."""
     w = len(anchors)
@@ -118,6 +137,20 @@ def test_boxes_half_a_pixel_apart_do_not_touch(tmp_path):
     feeds = _boxes([[2, 2, 2, 12], [2.5, 2, 2.5, 12]], [0.9, 0.8])
     got = _check(_model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=0.3)), feeds)
     np.testing.assert_array_equal(got[0], [[2, 2, 2, 12], [2.5, 2, 2.5, 12]])
+
+
+def test_equal_scores_smaller_proposal_first(tmp_path):
+    """Equal scores: the spec leaves the order open; ir2onnx and its oracle take the smaller
+    proposal index first (OpenVINO's partial sort gives 1, 3, 0, 2 here: README deviation list)."""
+    feeds = _boxes([[i * 10, 0, i * 10 + 5, 5] for i in range(4)], [0.5] * 4, image=(100, 100))
+    xml = _model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=1.0))
+    got = run_onnx(xml, feeds)
+    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+    np.testing.assert_array_equal(got[0][:, 0], [0, 10, 20, 30])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    ov = run_openvino(xml, feeds)  # the same set of rows
+    np.testing.assert_array_equal(np.sort(ov[0][:, 0]), got[0][:, 0])
 
 
 def test_rpn_head_with_f16_weights_passes_check(tmp_path):

@@ -81,3 +81,4 @@ from . import experimental_detectron  # noqa: F401  ExperimentalDetectronPriorGr
 #                                                ExperimentalDetectronTopKROIs-6, ExperimentalDetectronROIFeatureExtractor-6,
 #                                                ExperimentalDetectronGenerateProposalsSingleImage-6,
 #                                                ExperimentalDetectronDetectionOutput-6
+from . import generate_proposals  # noqa: F401  GenerateProposals-9

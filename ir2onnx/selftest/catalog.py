@@ -66,6 +66,7 @@ from . import deformable_psroi_pooling
 from . import ctc_loss
 from . import proposal
 from . import experimental_detectron
+from . import generate_proposals
 from . import signal
 from . import grid_sample
 from . import unique
@@ -79,7 +80,7 @@ FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to
             scatter, one_hot, embedding, segment, gather_tree, patches, bucketize,
             quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, multiclass_nms,
             roi_align, roi_pooling, psroi_pooling, deformable_psroi_pooling, prior_box, region_yolo, ctc, ctc_loss, detection_output,
-            proposal, experimental_detectron,
+            proposal, experimental_detectron, generate_proposals,
             control_flow, state, signal, grid_sample, unique)
 
 

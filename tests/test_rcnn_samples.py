@@ -125,3 +125,49 @@ def test_batch_rows_are_per_image():
 def test_ir2onnx_check_passes(name):
     assert_check(FOLDER / f"{name}.xml", inputs={"img": np.load(FOLDER / "img.npy"),
                                                  "im_info": np.load(FOLDER / "im_info.npy")})
+
+
+def _padded(tmp_path, name):
+    """The sample with post_nms_topn 150: fewer boxes survive Proposal's NMS, so each image's rois
+    end with a -1 row and zeros; the rois are a second output."""
+    import openvino as ov
+
+    model = MAKE.build(name, count=150)
+    proposal = next(op for op in model.get_ops() if op.get_type_name() == "Proposal")
+    model.add_outputs(proposal.output(0))
+    xml = tmp_path / f"{name}.xml"
+    ov.save_model(model, str(xml))
+    return xml
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_padded_proposals(tmp_path, name):
+    """ROIPooling/PSROIPooling stop at Proposal's -1 row (OpenVINO's CPU plugin: that ROI and the
+    later ones give 0) and DetectionOutput's not-normalized proposals end there."""
+    xml = _padded(tmp_path, name)
+    for seed in (1, 2):
+        feeds = {"img": MAKE.image(seed), "im_info": MAKE.IM_INFO}
+        det = _compare(xml, feeds)
+        rois = run_onnx(xml, feeds)[1]
+        ov_rois = run_openvino(xml, feeds)[1]
+        np.testing.assert_array_equal(rois[:, 0], ov_rois[:, 0])
+        np.testing.assert_allclose(rois[:, 1:], ov_rois[:, 1:], rtol=1e-4, atol=1e-4)
+        end = np.flatnonzero(rois[:, 0] == -1)
+        assert len(end) == 1 and 20 < end[0] < 150 and not rois[end[0] + 1:].any()
+        _nontrivial(det, 1)
+
+
+def test_padded_batch_zeroes_the_next_image(tmp_path):
+    """In a batch, image 0's -1 row also ends image 1's rois for ROIPooling (OpenVINO's CPU
+    plugin): image 1's ROIs all pool 0, so its detections share one score per class; onnxruntime
+    gives OpenVINO's rows."""
+    xml = _padded(tmp_path, "faster_rcnn")
+    feeds = {"img": np.concatenate([MAKE.image(3), MAKE.image(4)]), "im_info": MAKE.IM_INFO}
+    det = _compare(xml, feeds)
+    rois = run_onnx(xml, feeds)[1]
+    assert (rois[:150, 0] == -1).any() and (rois[150:, 0] == 1).any()
+    _nontrivial(det, 1)
+    second = _detections(det, 1)
+    assert len(second) >= 4
+    for label in np.unique(second[:, 1]):
+        assert len(np.unique(second[second[:, 1] == label, 2])) == 1

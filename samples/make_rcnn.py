@@ -5,8 +5,10 @@ Every model: img[N, 3, 64, 64] and im_info[1, 3] (height, width, scale) at run t
 three 3x3 Convolutions (stride 2) + ReLU -> feat[N, 16, 8, 8] (stride 8); the RPN: 3x3 Conv + ReLU,
 a 1x1 Conv to 2K scores -> Reshape [0, 2, -1, 0] -> Softmax(1) -> Reshape [0, 2K, -1, 0] (Caffe's
 rpn_cls_prob_reshape), a 1x1 Conv to 4K deltas; Proposal-4 (K = 9 anchors: ratios 0.5 1 2,
-scales 2 4 8, base_size 8, feat_stride 8, pre_nms_topn 120, post_nms_topn R = 16, nms_thresh 0.7)
-with im_info Reshape'd to [3]. Then, per model:
+scales 2 4 8, base_size 8, feat_stride 8, min_size 2, pre_nms_topn 120, post_nms_topn R = 16,
+nms_thresh 0.7, clip_before_nms) with im_info Reshape'd to [3]. DetectionOutput-1 always has
+CENTER_SIZE, background_label_id 0, top_k 50, keep_top_k 30, nms_threshold 0.3 and
+confidence_threshold 0.2. Then, per model:
 
 - faster_rcnn (Caffe): Proposal framework "" -> rois [N * R, 5] -> ROIPooling-2 max 3x3 at
   1/8 -> Reshape [-1, 144] -> MatMul (transpose_b) + Add + ReLU (fc 48) -> cls_score MatMul ->
@@ -16,7 +18,7 @@ with im_info Reshape'd to [3]. Then, per model:
   variance_encoded_in_target, share_location false), -> detections [1, 1, N * 30, 7]. Dynamic
   batch.
 - faster_rcnn_tf (TensorFlow Object Detection API as MO converts it): Proposal framework
-  "tensorflow", normalize, clip_before_nms -> ROIPooling-2 bilinear 3x3 on the normalized rois ->
+  "tensorflow", normalize -> ROIPooling-2 bilinear 3x3 on the normalized rois ->
   the same fc head; proposals = rois Reshape [1, R, 5] -> StridedSlice [:, :, 1:5] -> Reshape
   [1, 1, R * 4] -> Concat with a variance row (0.1 0.1 0.2 0.2) -> [1, 2, R * 4]; normalized
   DetectionOutput, share_location false, clip_after_nms. Batch 1.
@@ -30,8 +32,10 @@ with im_info Reshape'd to [3]. Then, per model:
   variances, share_location true. Batch 1.
 
 Weights are random (seeded, distinct values) and FP16-compressed (openvino.save_model's
-default); the heads' biases are chosen so that each image has several detections and no score
-ties. Each IR is < 2 MB.
+default); the class logits' weights are scaled up (CLS_SCALE) and the background gets a bias
+(BACKGROUND) so that each image has several detections of distinct scores. Each IR is < 2 MB.
+``build(name, count=150)`` gives Proposal more rows than survive its NMS (the -1 end row and
+zeros then reach ROI pooling and DetectionOutput; the tests use it).
 
     python samples/make_rcnn.py
 

@@ -157,3 +157,56 @@ def test_decoder_f16_data_and_mask(tmp_path):
     feeds = {"data": _onehot(SEQ, 5)[:, None, :].astype(np.float16), "mask": np.ones((9, 1), np.float16)}
     got = _all_bitexact(xml, feeds)[0]
     assert got.dtype == np.float16 and got[0, :5, 0, 0].tolist() == [1, 1, 2, 0, -1]
+
+
+def test_recognizer_with_recurrent_body(tmp_path):
+    """A license-plate/text recognizer as the zoo's IRs are shaped: img [2, 3, 8, 16] -> 3x3 Conv +
+    ReLU -> MaxPool over the height -> [N, T, 16] -> LSTMSequence-5 (f16-compressed weights) ->
+    MatMul to 8 classes -> CTCGreedyDecoderSeqLen-6 (run-time lengths) and, on [T, N, C],
+    CTCGreedyDecoder-1 (run-time mask). The logits agree within 1e-5 and their best class leads by
+    more than 1e-3 at every step, so the decoded sequences must be equal exactly."""
+    rng = np.random.default_rng(8)
+    n, t, hidden, classes = 2, 16, 12, 8
+    f32 = lambda a: ops.constant(np.asarray(a, np.float32))  # noqa: E731
+    img = ov_parameter([n, 3, 8, t], np.float32, "img")
+    lengths = ov_parameter([n], np.int32, "lengths")
+    mask = ov_parameter([t, n], np.float32, "mask")
+    conv = ops.relu(ops.add(ops.convolution(img, f32(rng.standard_normal((16, 3, 3, 3)) * 0.4), [1, 1], [1, 1],
+                                            [1, 1], [1, 1]), f32(rng.standard_normal((1, 16, 1, 1)) * 0.1)))
+    cols = ops.max_pool(conv, [1, 1], [1, 1], [0, 0], [0, 0], [8, 1]).output(0)  # [N, 16, 1, T]
+    seq = ops.transpose(ops.squeeze(cols, ops.constant(np.array([2], np.int64))),
+                        ops.constant(np.array([0, 2, 1], np.int64)))  # [N, T, 16]
+    zeros = f32(np.zeros((n, 1, hidden)))
+    lstm = ops.lstm_sequence(seq, zeros, zeros, ops.constant(np.full(n, t, np.int32)),
+                             f32(rng.standard_normal((1, 4 * hidden, 16)) * 0.3),
+                             f32(rng.standard_normal((1, 4 * hidden, hidden)) * 0.5),
+                             f32(rng.standard_normal((1, 4 * hidden)) * 0.2), hidden, "forward")
+    feats = ops.squeeze(lstm.output(0), ops.constant(np.array([1], np.int64)))  # [N, T, hidden]
+    logits = ops.add(ops.matmul(feats, f32(rng.standard_normal((hidden, classes)) * 3.0), False, False),
+                     f32(rng.standard_normal(classes) * 0.3))
+    logits.output(0).get_tensor().set_names({"logits"})
+    seq_len = o6.ctc_greedy_decoder_seq_len(logits, lengths, None, True)
+    tnc = ops.transpose(logits, ops.constant(np.array([1, 0, 2], np.int64)))
+    greedy = o1.ctc_greedy_decoder(tnc, mask, True)
+    xml = ov_save(tmp_path / "rec.xml", [logits, seq_len.output(0), seq_len.output(1), greedy],
+                  [img, lengths, mask], compress_to_fp16=True)
+    assert 'element_type="f16"' in xml.read_text() and 'type="LSTMSequence"' in xml.read_text()
+    for seed in range(4):
+        r = np.random.default_rng(seed)
+        lens = np.array([t, r.integers(4, t)], np.int32)
+        feeds = {"img": (r.standard_normal((n, 3, 8, t)) * 2).astype(np.float32), "lengths": lens,
+                 "mask": (np.arange(t)[:, None] < lens[None, :]).astype(np.float32)}
+        got, ov_out = run_onnx(xml, feeds), run_openvino(xml, feeds)
+        want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
+        np.testing.assert_allclose(got[0], ov_out[0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+        top2 = np.sort(ov_out[0], axis=-1)[..., -2:]
+        assert (top2[..., 1] - top2[..., 0]).min() > 1e-3  # no near-tie could flip a decoded class
+        for g, o, w in zip(got[1:], ov_out[1:], want[1:]):
+            assert_bitexact(g, o, "openvino")
+            assert_bitexact(g, w, "oracle")
+        decoded, count = got[1], got[2]
+        assert (count >= 3).all() and (count < lens).any()  # non-trivial; blanks/repeats dropped
+        for b in range(n):  # both decoders give the same sequence
+            assert got[3][b, :count[b], 0, 0].tolist() == decoded[b, :count[b]].tolist()
+            assert (got[3][b, count[b]:] == -1).all() and (decoded[b, count[b]:] == -1).all()

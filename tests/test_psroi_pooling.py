@@ -128,6 +128,31 @@ def test_rfcn_head(tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+
+@pytest.mark.parametrize("mode", ["average", "bilinear"])
+@pytest.mark.parametrize("end", [(2, -1.0), (1, -1.4), (0, -1.0), (None, None)])
+def test_ends_at_batch_id_minus_one(tmp_path, mode, end):
+    """Proposal's output (image 0's rois, its end row -1, zeros, image 1's rois): the first ROI
+    whose batch id truncates to -1 ends the list, as OpenVINO's CPU plugin runs it: that ROI and
+    every later one, image 1's too, give 0; an id in (-1, 0) is image 0. Before, the -1 row
+    pooled image N - 1 (a wrapped Gather index) and the later rois their images."""
+    rois = np.array([[0, 1, 2, 9, 10], [0, 4, 0, 12, 7], [-1, 0, 0, 0, 0], [0, 0, 0, 0, 0],
+                     [1, 2, 3, 8, 9], [1, 0, 1, 14, 12]], np.float32)
+    at, value = end
+    if at is None:
+        rois[2, 0] = -0.6
+    else:
+        rois[at, 0] = value
+    if mode == "average":
+        args, channels = (2, 3, 0.5, 1, 1), 18
+    else:
+        args, channels, rois[:, 1:] = (2, 2, 1.0, 2, 3), 12, rois[:, 1:] / 16
+    x = np.random.default_rng(6).uniform(1, 2, (2, channels, 8, 8)).astype(np.float32)
+    got = _check(tmp_path, lambda x, r: ops1.psroi_pooling(x, r, *args, mode), x, rois)
+    live = len(rois) if at is None else at
+    assert all(got[k].max() > 0 for k in range(live)) and not got[live:].any()
+
+
 @pytest.mark.parametrize("mode", ["average", "bilinear"])
 def test_rfcn_sized(tmp_path, mode):
     """An R-FCN-sized head (120 ROIs, group 7, 245 or 80 channels, a 24 x 32 map): only the

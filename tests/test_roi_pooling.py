@@ -110,6 +110,38 @@ def test_roi_pooling_bilinear_f16_dynamic(tmp_path):
         np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=2e-3, atol=2e-3)
 
 
+
+# Proposal's output: image 0's rois, its end row (-1), zeros, image 1's rois
+PROPOSALS = np.array([[0, 0.3, 1.2, 5.5, 6.1], [0, 1, 0.5, 7.9, 3.3], [-1, 0, 0, 0, 0], [0, 0, 0, 0, 0],
+                      [1, 2, 2, 2.4, 2.2], [1, 2.5, 1.5, 6.5, 4.5]], np.float32)
+
+
+@pytest.mark.parametrize("method", ["max", "bilinear"])
+@pytest.mark.parametrize("end", [(2, -1.0), (1, -1.7), (0, -1.0), (None, None)])
+def test_roi_pooling_ends_at_batch_id_minus_one(tmp_path, method, end):
+    """The first ROI whose batch id truncates to -1 (the row that ends Proposal's output) ends the
+    list, as OpenVINO's CPU plugin runs it: that ROI and every later one, image 1's too, give 0
+    (ids in (-1, 0) truncate to image 0). Before, MaxRoiPool failed at run time on -1 and the
+    bilinear chain pooled image N - 1."""
+    rois = PROPOSALS.copy()
+    at, value = end
+    if at is None:
+        rois[2, 0] = -0.5  # image 0
+    else:
+        rois[at, 0] = value
+    scale = 1.0 if method == "bilinear" else 0.5
+    if method == "bilinear":
+        rois[:, 1:] /= 9
+    xml = _ir(tmp_path, 2, 3, scale, method=method)
+    feeds = {"x": np.random.default_rng(5).uniform(1, 2, (2, 3, 8, 9)).astype(np.float32), "rois": rois}
+    got = run_onnx(xml, feeds)[0]
+    want = next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values()))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, run_openvino(xml, feeds)[0], rtol=1e-5, atol=1e-6)
+    live = len(rois) if at is None else at
+    assert (got[:live] > 0).all() and not got[live:].any()
+
+
 def test_roi_pooling_refusals(tmp_path):
     (tmp_path / "f64").mkdir()
     with pytest.raises(UnsupportedLayer, match="f64"):

@@ -18,6 +18,9 @@ executes the op; its reference implementation differs at the map's edges, see th
   0.5 * (min + max) * (W - 1)); a sample outside [0, W - 1] (or [0, H - 1] along y) adds 0;
   the corners are floor and ceil of the position.
 
+Both modes: the first ROI whose batch id truncates to -1 (the row that ends Proposal's output)
+ends the ROI list, as in OpenVINO's CPU plugin: it and every later ROI (other images' too) give 0.
+
 Lowering: only the cells an output needs are gathered (no per-ROI copy of the maps, so an
 R-FCN head of 300 ROIs x 1029 channels stays small). average: the bin bounds in the plugin's f32
 order, then each bin's sum from a float64 summed-area table (CumSum over H and W of the
@@ -122,11 +125,20 @@ def _bilinear(g, x, batch, x1, y1, x2, y2, h_f, w_f, dim: int, group: int, bx: i
     return g.Div(g.ReduceSum(value, i64(g, [1, 2]), keepdims=0), _f32(g, float(bx * by), "bins"))
 
 
+def _live(g, index: str) -> tuple[str, str]:
+    """(``index`` [R] with the ended ROIs at 0, live [R, 1, 1, 1]): a ROI is ended from the first
+    batch id -1 on."""
+    ends = g.Cast(g.Equal(index, i64(g, -1)), to=_INT64)
+    ended = g.Greater(g.CumSum(ends, i64(g, 0)), i64(g, 0))
+    return g.Where(ended, i64(g, 0), index), g.Unsqueeze(g.Not(ended), i64(g, [1, 2, 3]))
+
+
 @lowers("PSROIPooling", "opset1")
 def psroi_pooling1(ctx, layer, inputs):
     """PSROIPooling-1 (input, coords) -> Split, round half away (Abs/Floor/Where/Sign), Floor/Ceil,
     average: Pad, CumSum x2 (f64), GatherND x4, Sub/Add, Div; bilinear: GatherND x4, Sub/Mul/Add,
-    Where, ReduceSum, Div (f16: Cast to f32 and back)."""
+    Where, ReduceSum, Div (f16: Cast to f32 and back); the ROIs from a batch id -1 on: Equal,
+    CumSum, Where (0)."""
     data, rois = inputs
     for v, what in ((data, "input"), (rois, "coords")):
         if v.etype is None or v.etype.name not in ("f16", "f32"):
@@ -153,8 +165,10 @@ def psroi_pooling1(ctx, layer, inputs):
     hw = g.Cast(dims_of(g, data, 2, 4), to=_FLOAT)
     h_f, w_f = g.Split(hw, i64(g, [1, 1]), axis=0, _outputs=2)
     index = g.Cast(g.Squeeze(batch, i64(g, [1])), to=_INT64)  # truncates, as the plugin's int cast
+    index, live = _live(g, index)
     if mode == "average":
         out = _average(g, x, index, x1, y1, x2, y2, h_f, w_f, dim, group, scale)
     else:
         out = _bilinear(g, x, index, x1, y1, x2, y2, h_f, w_f, dim, group, bx, by, scale)
+    out = g.Where(live, out, _f32(g, 0.0, "zero"))
     return [g.Cast(out, to=data.etype.onnx) if data.etype.name == "f16" else out]

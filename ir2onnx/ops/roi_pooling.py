@@ -10,6 +10,10 @@ read by OpenVINO). onnxruntime's MaxRoiPool takes f32: f16 data is Cast to f32 a
 method=bilinear (one bilinear sample per output cell at normalised ROI coordinates; no ONNX op)
 -> an explicit chain in OpenVINO's float order (:func:`_bilinear`), measured within 5e-7 of
 OpenVINO's CPU plugin, which agrees with its reference.
+
+Both methods: the first ROI whose batch id truncates to -1 (the row that ends Proposal's output)
+ends the ROI list, as in OpenVINO's CPU plugin: it and every later ROI (other images' too) give 0
+(:func:`_live`: Equal, CumSum, Where; such ROIs pool image 0, then Where zeroes them).
 """
 from __future__ import annotations
 
@@ -38,11 +42,19 @@ def _positions(g, start, end, extent, size_m1, pooled: int) -> str:
     return g.Where(g.const(last, np.bool_, "last"), g.Mul(size_m1, end), inner)
 
 
-def _bilinear(g, data, x: str, rois: str, ph: int, pw: int) -> str:
+def _live(g, index: str) -> tuple[str, str]:
+    """(``index`` [R] with the ended ROIs at 0, live [R, 1, 1, 1]): a ROI is ended from the first
+    batch id -1 on."""
+    ends = g.Cast(g.Equal(index, i64(g, -1)), to=_INT64)
+    ended = g.Greater(g.CumSum(ends, i64(g, 0)), i64(g, 0))
+    return g.Where(ended, i64(g, 0), index), g.Unsqueeze(g.Not(ended), i64(g, [1, 2, 3]))
+
+
+def _bilinear(g, data, x: str, rois: str, index: str, ph: int, pw: int) -> str:
     """ROIPooling bilinear: per ROI (batch, x1, y1, x2, y2 in [0, 1]) and cell, one sample at
     _positions; outside [0, size - 1]: 0; else top = tl + (tr - tl) * fx, bottom likewise, out =
     top + (bottom - top) * fy with the corners floor/ceil (clipped) of the position."""
-    batch, xs, ys, xe, ye = g.Split(rois, i64(g, [1] * 5), axis=1, _outputs=5)  # [R, 1] each
+    _, xs, ys, xe, ye = g.Split(rois, i64(g, [1] * 5), axis=1, _outputs=5)  # [R, 1] each
     size_m1 = g.Sub(g.Cast(dims_of(g, data, 2, 4), to=_FLOAT), g.const(np.ones(2, np.float32), np.float32, "one"))
     h_m1, w_m1 = g.Split(size_m1, i64(g, [1, 1]), axis=0, _outputs=2)
     limit = g.Sub(g.Cast(dims_of(g, data, 2, 4), to=_INT64), i64(g, [1, 1]))
@@ -61,7 +73,6 @@ def _bilinear(g, data, x: str, rois: str, ph: int, pw: int) -> str:
 
     top, bottom, fy, vy = axis(ys, ye, h_m1, lim_h, ph)  # [R, ph]
     left, right, fx, vx = axis(xs, xe, w_m1, lim_w, pw)  # [R, pw]
-    index = g.Cast(g.Squeeze(batch, i64(g, [1])), to=_INT64)  # truncates, as OpenVINO's int cast
     maps = g.Transpose(g.Gather(x, index, axis=0), perm=[0, 2, 3, 1])  # [R, H, W, C]
 
     def at(rows, cols):
@@ -81,7 +92,8 @@ def _bilinear(g, data, x: str, rois: str, ph: int, pw: int) -> str:
 @lowers("ROIPooling", "opset2")
 def roi_pooling2(ctx, layer, inputs):
     """ROIPooling-2 (input, coords) -> MaxRoiPool (method max; f16: Cast, MaxRoiPool, Cast) or the
-    bilinear chain: Split, Where, Floor/Ceil, Gather, GatherND x4, Sub/Mul/Add, Where, Transpose."""
+    bilinear chain: Split, Where, Floor/Ceil, Gather, GatherND x4, Sub/Mul/Add, Where, Transpose;
+    the ROIs from a batch id -1 on: Equal, CumSum, Where (0)."""
     data, rois = inputs
     for v, what in ((data, "input"), (rois, "coords")):
         if v.etype is None or v.etype.name not in ("f16", "f32"):
@@ -99,8 +111,13 @@ def roi_pooling2(ctx, layer, inputs):
     g = ctx.b
     x = g.Cast(data, to=_FLOAT) if data.etype.name == "f16" else data.name
     boxes = g.Cast(rois, to=_FLOAT) if rois.etype.name == "f16" else rois.name
+    batch, corners = g.Split(boxes, i64(g, [1, 4]), axis=1, _outputs=2)
+    index = g.Cast(g.Squeeze(batch, i64(g, [1])), to=_INT64)  # truncates, as OpenVINO's int cast
+    index, live = _live(g, index)
     if method == "bilinear":
-        out = _bilinear(g, data, x, boxes, ph, pw)
+        out = _bilinear(g, data, x, boxes, index, ph, pw)
     else:
+        boxes = g.Concat(g.Unsqueeze(g.Cast(index, to=_FLOAT), i64(g, [1])), corners, axis=1)
         out = g.MaxRoiPool(x, boxes, pooled_shape=[ph, pw], spatial_scale=scale)
+    out = g.Where(live, out, g.const(np.zeros((), np.float32), np.float32, "zero"))
     return [g.Cast(out, to=data.etype.onnx) if data.etype.name == "f16" else out]

@@ -7,7 +7,8 @@ the bin is empty. bilinear: the mean over the spatial sub-bins (by, bx) of one b
 channel (by * bins_x + bx) * output_dim + d at x = j * (max - min) * (W - 1) / (group - 1) + min *
 (W - 1) for the sub-bin [min, max] of [x1 * scale, x2 * scale] (one cell: its centre * (W - 1));
 samples outside [0, W - 1] x [0, H - 1] add 0
-(positions in f32: whether a sample on the map's edge counts is decided as the runtime does)."""
+(positions in f32: whether a sample on the map's edge counts is decided as the runtime does).
+The ROIs from the first one whose batch id truncates to -1 (Proposal's end row) on give 0."""
 from __future__ import annotations
 
 import math
@@ -91,6 +92,8 @@ def psroi_pooling1(layer, inputs):
     v = data.astype(np.float64)
     out = np.zeros((rois.shape[0], dim, group, group))
     for k, roi in enumerate(rois.astype(np.float32).astype(np.float64)):
+        if int(roi[0]) == -1:  # the end of the ROI list (Proposal's end row): the rest stays 0
+            break
         if not 0 <= int(roi[0]) < data.shape[0]:
             raise InvalidLayer(layer, f"ROI batch id {int(roi[0])} out of range")
         if mode == "average":

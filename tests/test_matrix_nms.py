@@ -114,6 +114,8 @@ def test_worked_example(tmp_path):
     assert out[2, 1] == np.float32(np.float32(math.exp(-0.5)) * np.float32(0.8))  # exp((0 - 0.5^2) * 2)
     _, idx, _ = _run(_ir(tmp_path, n=1, name="p.xml", score_threshold=0.1, post_threshold=0.4), feeds)
     assert idx.ravel().tolist() == [0, 2]  # 0.4 is not above post_threshold 0.4
+    _, idx, _ = _run(_ir(tmp_path, n=1, name="s.xml", score_threshold=0.1, post_threshold=0.0), feeds)
+    assert idx.ravel().tolist() == [0, 2, 1]  # D (score 0.1 = score_threshold) is no candidate
 
 
 def test_decay_uses_the_earlier_boxes_max_iou(tmp_path):

@@ -1,7 +1,7 @@
 """MatrixNms-8 on OpenVINO-written IR (boxes and scores as Parameters, dynamic box and class
 counts): onnxruntime against the oracle (bit for bit) and against OpenVINO's CPU plugin row for
 row (the same classes, indices and order; decayed scores and coordinates within 1e-5: the CPU
-plugin computes the linear decay in f32, PaddlePaddle and OpenVINO's reference in f64).
+plugin computes the linear decay in f32 with 1e-10 added to the divisor, PaddlePaddle in f64 without).
 Scores are continuous (no equal scores within a class) unless a test is about ties."""
 from __future__ import annotations
 
@@ -126,7 +126,17 @@ def test_decay_uses_the_earlier_boxes_max_iou(tmp_path):
     out, idx, _ = _run(_ir(tmp_path, n=1, score_threshold=0.0, post_threshold=0.0), feeds)
     ious = np.float32(1) / np.float32(3)  # A-B and B-C: 1 / 3; A-C: 0
     assert idx.ravel().tolist() == [0, 2, 1]
-    assert out[1, 1] == np.float32(0.7) and out[2, 1] == np.float32((1 - float(ious)) / (1 + 1e-10)) * np.float32(0.8)
+    assert out[1, 1] == np.float32(0.7) and out[2, 1] == np.float32(1 - float(ious)) * np.float32(0.8)
+
+
+def test_duplicate_boxes_divide_by_zero(tmp_path):
+    """A repeated twice: the second copy decays to 0 (f(1, 0)); B's decay against the copy divides
+    by 1 - max_iou = 0 (inf, or NaN for the third copy: no part), so B keeps 1 - IoU(A, B)."""
+    feeds = {"boxes": np.array([[[0, 0, 2, 2], [0, 0, 2, 2], [1, 0, 3, 2], [0, 0, 2, 2]]], np.float32),
+             "scores": np.array([[[0.9, 0.8, 0.7, 0.6]]], np.float32)}
+    out, idx, _ = _run(_ir(tmp_path, n=1, score_threshold=0.0, post_threshold=0.0), feeds)
+    assert idx.ravel().tolist() == [0, 2]
+    assert out[1, 1] == np.float32(1 - float(np.float32(2) / np.float32(6))) * np.float32(0.7)
 
 
 def test_image_without_detections_does_not_stop_the_next(tmp_path):

@@ -11,10 +11,10 @@ framework that writes it, and OpenVINO's CPU plugin, measured):
   max y1 + n)``, ``area = (x2 - x1 + n) * (y2 - y1 + n)`` (0 for a flipped box), n = 1 when not
   ``normalized`` else 0.
 - candidate i: ``max_iou[i]`` = max(0, IoU with earlier candidates); ``decay[i]`` = min(1,
-  f(IoU(i, j), max_iou[j]) over earlier j) with f = ``(1 - iou) / (1 - max_iou + 1e-10)`` in
-  double rounded to f32 (linear) or ``exp((max_iou^2 - iou^2) * gaussian_sigma)`` (gaussian);
-  NaNs take no part (std::max/std::min keep the running value). ``decay * score`` (f32) is kept
-  when ``> post_threshold``.
+  f(IoU(i, j), max_iou[j]) over earlier j) with f = ``(1 - iou) / (1 - max_iou)`` in double
+  rounded to f32 (linear; PaddlePaddle's kernel and the spec: no epsilon) or
+  ``exp((max_iou^2 - iou^2) * gaussian_sigma)`` (gaussian); NaNs take no part (std::max/std::min
+  keep the running value). ``decay * score`` (f32) is kept when ``> post_threshold``.
 - per image the kept boxes are ordered by (decayed score desc, class, box index); ``keep_top_k``
   (not -1) keeps the first ones; sort_result_type acts across batches only (OpenVINO's reference
   and CPU plugin: ``score`` orders all rows by (score desc, image, class, box), ``classid`` by
@@ -27,10 +27,12 @@ framework that writes it, and OpenVINO's CPU plugin, measured):
 ONNX chain and tolerances: candidates are a Where to -inf and one TopK per image and class
 (onnxruntime's TopK puts equal scores in box order: the spec and the framework's std::partial_sort
 leave their order open; it changes the decay only where tied boxes overlap); the IoU matrix
-[N, C, K, K] repeats the f32 formula operation by operation (bit for bit); the linear decay runs in
-f64 as OpenVINO's does; the gaussian exp runs in f64 and is rounded to f32 (glibc's expf may differ
-by 1 ulp, so a decayed score within an ulp of post_threshold may decide differently); the orders
-are stable TopKs over (class * M + box), the decayed score, then across batches.
+[N, C, K, K] repeats the f32 formula operation by operation (bit for bit); the linear decay runs
+in f64 as PaddlePaddle's does (OpenVINO adds 1e-10 to the divisor, its CPU plugin runs in f32:
+1 ulp apart); the gaussian exp runs in f64 and is rounded to f32 (glibc's expf may differ by
+1 ulp; equal on every tested case); a decayed score within an ulp of post_threshold may therefore
+decide differently; the orders are stable TopKs over (class * M + box), the decayed score, then
+across batches.
 """
 from __future__ import annotations
 
@@ -108,9 +110,7 @@ def _decay(g, iou: str, max_iou: str, layer) -> str:
         power = g.Mul(g.Sub(g.Mul(max_iou, max_iou), g.Mul(iou, iou)), sigma)
         return g.Cast(g.Exp(g.Cast(power, to=F64)), to=F32)
     one = g.const(np.float64(1), np.float64, "one_f64")
-    eps = g.const(np.float64(np.float32(1e-10)), np.float64, "eps")
-    num = g.Sub(one, g.Cast(iou, to=F64))
-    den = g.Add(g.Sub(one, g.Cast(max_iou, to=F64)), eps)
+    num, den = g.Sub(one, g.Cast(iou, to=F64)), g.Sub(one, g.Cast(max_iou, to=F64))
     return g.Cast(g.Div(num, den), to=F32)
 
 

@@ -6,7 +6,7 @@ Per image and class (``background_class`` skipped): candidates are the boxes wit
 the spec and the framework leave it open), the first ``nms_top_k`` kept (-1: all). For the
 candidate at position i: ``max_iou[i]`` = the largest IoU with an earlier candidate (0 for the
 first), ``decay[i]`` = the smallest ``f(iou(i, j), max_iou[j])`` over earlier candidates j (1 for
-the first), ``f`` = ``(1 - iou) / (1 - max_iou + 1e-10)`` computed in double (linear) or
+the first), ``f`` = ``(1 - iou) / (1 - max_iou)`` computed in double (linear) or
 ``exp((max_iou^2 - iou^2) * gaussian_sigma)`` (gaussian); a NaN IoU or decay takes no part. The
 decayed score ``decay * score`` (f32) is kept when ``> post_threshold``. Per image the kept boxes
 are sorted by (decayed score desc, class, box); ``keep_top_k`` keeps the first; across batches
@@ -54,8 +54,8 @@ def _decay(value: np.float32, max_iou: np.float32, attrs) -> np.float32:
             return F(math.exp(float(power)))
         except OverflowError:
             return F(np.inf)
-    with np.errstate(all="ignore"):
-        return F((1.0 - float(value)) / (1.0 - float(max_iou) + float(F(1e-10))))
+    with np.errstate(all="ignore"):  # max_iou 1: +-inf or NaN (which takes no part)
+        return F((np.float64(1) - np.float64(value)) / (np.float64(1) - np.float64(max_iou)))
 
 
 def _one_class(boxes, scores, attrs):

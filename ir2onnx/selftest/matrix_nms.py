@@ -1,6 +1,6 @@
 """Selftest cases of MatrixNms-8 (boxes and scores at run time, dynamic box and class counts).
 Continuous scores (no ties); decayed scores compared within tolerance (OpenVINO's CPU plugin
-computes the linear decay in f32, the framework in f64: 1 ulp), classes and indices exactly."""
+computes the linear decay in f32, the framework in f64: 1 ulp apart), classes and indices exactly."""
 from __future__ import annotations
 
 import numpy as np

@@ -167,6 +167,17 @@ def test_degenerate_boxes(tmp_path):
         assert idx.ravel().tolist() == want
 
 
+def test_nan_iou_takes_no_part_in_max_iou(tmp_path):
+    """k, a line, and j, flipped in x, have IoU -0 / 0 = NaN: j's max IoU stays 0, so i (flipped
+    in y, IoU 4 / (0 + 0 - 4) = -1 with j) decays by the gaussian exp((0 - 1) * 2)."""
+    feeds = {"boxes": np.array([[[0, 2, 4, 2], [3, 0, 1, 4], [0, 3, 4, 1]]], np.float32),
+             "scores": np.array([[[0.9, 0.8, 0.7]]], np.float32)}
+    xml = _ir(tmp_path, n=1, score_threshold=0.0, post_threshold=0.0, decay_function="gaussian", gaussian_sigma=2.0)
+    out, idx, _ = _run(xml, feeds)
+    assert idx.ravel().tolist() == [0, 1, 2]
+    assert out[2, 1] == np.float32(np.float32(math.exp(-2.0)) * np.float32(0.7))
+
+
 def test_equal_scores(tmp_path):
     """Equal scores of one class: nms_top_k keeps the smaller box indices (as the CPU plugin
     does here); apart boxes with equal scores decay alike in any order."""

@@ -2,9 +2,9 @@
 
 ONNX has no rotated NMS; the lowering computes it:
 
-- the IoU of every pair of boxes of a batch, [N, M, M], in ONNX f32 arithmetic
-  (:mod:`.nms_rotated_iou`: corners, edge crossings and contained corners, angle order, shoelace);
-  ``w * h`` not positive: IoU 0 (as OpenVINO's CPU plugin and reference);
+- the IoU of every pair of boxes of a batch, [N, M, M] (:mod:`.nms_rotated_iou`: the candidate's
+  corners in the other box's frame, clamped into it, shoelace area; in f64 from the f32 box
+  values, rounded to f32); ``w * h`` not positive: IoU 0 (as OpenVINO's CPU plugin and reference);
 - per batch and class the candidates (``score > score_threshold``) in descending score order,
   equal scores by the smaller box index (TopK, stable in onnxruntime);
 - an ONNX Loop over the M sorted positions, carrying for all batches and classes at once the
@@ -17,12 +17,15 @@ ONNX has no rotated NMS; the lowering computes it:
   scores; valid_outputs is the number of rows, which are not padded (OpenVINO's CPU plugin
   returns [K, 3] too).
 
-All three thresholds may be run-time inputs. Exactness: the selection is OpenVINO's wherever no
-IoU lies within f32 rounding of iou_threshold: the IoU is the same polygon's area as OpenVINO's
-but summed in another order (measured against OpenVINO's CPU plugin by bisecting the threshold
-at which it suppresses: a few f32 ulps for boxes of size 1 to 10, tests/test_nms_rotated.py).
-Boxes far smaller than 1e-3 meet OpenVINO's absolute tolerances (1e-6 on cross products in its
-Graham scan): not covered.
+All three thresholds may be run-time inputs; a negative max_output_boxes_per_class is refused
+when constant and selects nothing at run time (OpenVINO's CPU plugin raises).
+
+Tolerance: the selection is exact wherever no IoU lies within f32 rounding of iou_threshold. The
+IoU here is the exact rotated IoU of the f32 inputs rounded to f32 (within 5e-8 of the float64
+oracle); OpenVINO's CPU plugin computes it in f32 arithmetic, within 3e-7 of this on random
+boxes (measured by bisecting the threshold at which it suppresses, tests/test_nms_rotated.py),
+but far off where edges of the two boxes are collinear (it drops intersection corners lying on
+the other box's edge: 0.185 for a true 5/11; README deviations).
 """
 from __future__ import annotations
 
@@ -107,9 +110,9 @@ def _loop(g, order, iou, alive0, limit, iou_t):
 @lowers("NMSRotated", "opset13")
 def nms_rotated13(ctx, layer, inputs):
     """NMSRotated-13 (boxes[N,M,5], scores[N,C,M], max_boxes, iou_threshold, score_threshold) ->
-    Cast, rotated IoU matrix (Cos, Sin, Mul, Sub, Div, Where, TopK, GatherElements, ReduceSum),
-    TopK (candidate order), Loop (greedy keep mask), GatherElements, NonZero, GatherND, Concat
-    (sorted: TopK, Gather), Shape."""
+    Cast, rotated IoU matrix (Cast f64, Cos, Sin, Mul, Div, Clip, ReduceSum, Where), TopK
+    (candidate order), Loop (greedy keep mask: Gather, GatherElements, GatherND, And, Greater),
+    GatherElements, NonZero, GatherND, Concat (sorted: TopK, Gather), Shape."""
     if len(inputs) != 5:
         raise InvalidLayer(layer, f"NMSRotated takes 5 inputs, got {len(inputs)}")
     boxes, scores, max_boxes, iou_v, score_v = inputs

@@ -253,3 +253,24 @@ def test_invalid(tmp_path, what):
         xml = ov_save(tmp_path / "n.xml", [node.output(i) for i in range(3)], [boxes, scores])
     with pytest.raises(InvalidLayer, match="negative|last dim 4"):
         convert(xml)
+
+
+def test_mmdeploy_onnx_frontend(tmp_path):
+    """The layer as OpenVINO's ONNX frontend writes it from mmdeploy's NMSRotated custom op
+    (max boxes INT64_MAX as an i64 [1] Const, per-class order, only selected_indices used;
+    onnxruntime cannot run the source op, so only OpenVINO and the oracle compare)."""
+    from onnx import TensorProto, helper, save
+
+    node = helper.make_node("NMSRotated", ["boxes", "scores"], ["idx"], domain="mmdeploy", iou_threshold=0.3,
+                            score_threshold=0.15)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, None, 5]),
+                                            helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 2, None])],
+                              [helper.make_tensor_value_info("idx", TensorProto.INT64, [None, 3])])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("mmdeploy", 1)]),
+         tmp_path / "m.onnx")
+    ov.save_model(ov.Core().read_model(str(tmp_path / "m.onnx")), str(tmp_path / "m.xml"))
+    boxes, scores = _data((1, 9, 2), seed=21)
+    assert _margin(boxes, 0.3) > 1e-5
+    idx = _run(tmp_path / "m.xml", {"boxes": boxes, "scores": scores})[0]
+    assert np.all(np.diff(idx[:, 1]) >= 0) and len(idx) < np.sum(scores > 0.15)
+    assert_check(tmp_path / "m.xml", inputs={"boxes": boxes, "scores": scores}, bitexact=True)

@@ -9,8 +9,9 @@ ONNX has no rotated NMS; the lowering computes it:
   equal scores by the smaller box index (TopK, stable in onnxruntime);
 - an ONNX Loop over the M sorted positions, carrying for all batches and classes at once the
   alive mask, the selected mask and the count per class: the candidate at position k is selected
-  when alive and fewer than max_output_boxes_per_class are selected, and then every box with
-  ``iou > iou_threshold`` is no longer alive (a negative threshold keeps one box per class);
+  when alive and fewer than max_output_boxes_per_class are selected, and then it and every box
+  with ``iou > iou_threshold`` are no longer alive (a negative threshold keeps one box per
+  class); the Loop stops when no class has an alive box and room left;
 - rows (batch, class, box) in (batch, class, selection) order: NonZero of the selected mask in
   sorted order, GatherND of the box indices; sort_result_descending=true orders all rows by
   descending score, equal scores keeping that order (TopK, stable); selected_scores gathers the
@@ -89,10 +90,12 @@ def _loop(g, order, iou, alive0, limit, iou_t):
     idx = g.Unsqueeze(g.Gather(order, it, axis=2), i64(g, [2]))  # [N, C, 1] box index at position it
     take = g.And(g.GatherElements(alive, idx, axis=2), g.Less(count, limit))  # [N, C, 1]
     row = g.GatherND(iou, idx, batch_dims=1)  # [N, C, M]: IoU of every candidate with box idx
-    chosen_out = g.Or(chosen, g.And(g.Equal(positions, idx), take))
-    alive_out = g.And(alive, g.Not(g.And(take, g.Greater(row, iou_t))))
+    here = g.Equal(positions, idx)  # [N, C, M]: the box at position it
+    chosen_out = g.Or(chosen, g.And(here, take))
+    alive_out = g.And(alive, g.Not(g.Or(here, g.And(take, g.Greater(row, iou_t)))))
     count_out = g.Add(count, g.Cast(take, to=I64))
-    cond_out = g.Identity(cond_in)
+    waiting = g.Cast(g.And(alive_out, g.Less(count_out, limit)), to=F32)  # any class with work left
+    cond_out = g.Greater(g.ReduceMax(waiting, keepdims=0), g.const(np.float32(0), np.float32, "zero"))
     body_nodes, g.nodes = g.nodes, saved
     vi = helper.make_tensor_value_info
     masks = [None, None, None]
@@ -103,7 +106,8 @@ def _loop(g, order, iou, alive0, limit, iou_t):
                               vi(chosen_out, BOOL, masks), vi(count_out, I64, [None, None, 1])])
     chosen0 = g.And(alive0, g.Not(alive0))  # all false
     count0 = g.ReduceSum(g.Cast(chosen0, to=I64), i64(g, [2]), keepdims=1)  # zeros [N, C, 1]
-    _, chosen_final, _ = g.Loop(steps, "", alive0, chosen0, count0, body=body, _outputs=3)
+    go = g.const(np.array(True), np.bool_, "true")
+    _, chosen_final, _ = g.Loop(steps, go, alive0, chosen0, count0, body=body, _outputs=3)
     return chosen_final
 
 

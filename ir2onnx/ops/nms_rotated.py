@@ -24,7 +24,8 @@ when constant and selects nothing at run time (OpenVINO's CPU plugin raises).
 Tolerance: the selection is exact wherever no IoU lies within f32 rounding of iou_threshold. The
 IoU here is the exact rotated IoU of the f32 inputs rounded to f32 (within 5e-8 of the float64
 oracle); OpenVINO's CPU plugin computes it in f32 arithmetic, within 3e-7 of this on random
-boxes (measured by bisecting the threshold at which it suppresses, tests/test_nms_rotated.py),
+boxes of size 1-8 near the origin and within 1.8e-6 at pixel coordinates (centres 300-900, sizes
+20-100; measured by bisecting the threshold at which it suppresses, tests/test_nms_rotated.py),
 but far off where edges of the two boxes are collinear (it drops intersection corners lying on
 the other box's edge: 0.185 for a true 5/11; README deviations).
 """

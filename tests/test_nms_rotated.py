@@ -274,3 +274,32 @@ def test_mmdeploy_onnx_frontend(tmp_path):
     idx = _run(tmp_path / "m.xml", {"boxes": boxes, "scores": scores})[0]
     assert np.all(np.diff(idx[:, 1]) >= 0) and len(idx) < np.sum(scores > 0.15)
     assert_check(tmp_path / "m.xml", inputs={"boxes": boxes, "scores": scores}, bitexact=True)
+
+
+def test_equal_to_thresholds(tmp_path):
+    """An IoU equal to iou_threshold keeps the box (``iou > t`` suppresses), a score equal to
+    score_threshold drops it (``score > t`` is a candidate): box 1 inside box 0 has IoU exactly
+    1/4 (axis-aligned, exact in f32); box 2's score is the threshold."""
+    boxes = np.array([[[0, 0, 4, 2, 0], [0, 0, 2, 1, 0], [9, 9, 1, 1, 0.3]]], np.float32)
+    scores = np.array([[[0.9, 0.8, 0.25]]], np.float32)
+    xml = _ir(tmp_path, shape=(1, 3, 1), iou=0.25, st=0.25, mob=10)
+    assert _run(xml, {"boxes": boxes, "scores": scores})[0][:, 2].tolist() == [0, 1]
+
+
+def test_separated_boxes_never_overlap(tmp_path):
+    """Pairs a gap apart along the first box's axis, the second turned a little: IoU exactly 0, so
+    both are kept at iou_threshold 0 (the clipped area alone is 0 only up to rounding here)."""
+    n = 48
+    rng = np.random.default_rng(5)
+    a, w, h = rng.uniform(-3.2, 3.2, n), rng.uniform(1, 4, n), rng.uniform(1, 4, n)
+    w2, gap = rng.uniform(1, 4, n), rng.choice([0.25, 0.5], n)
+    dist = (w + w2) / 2 + gap
+    first = np.stack([np.zeros(n), np.zeros(n), w, h, a], 1)
+    second = np.stack([dist * np.cos(a), dist * np.sin(a), w2, rng.uniform(1, 4, n), a + rng.uniform(-0.3, 0.3, n)], 1)
+    boxes = np.stack([first, second], 1).astype(np.float32)
+    boxes = boxes[[oracle_iou(b[1], b[0]) == 0 for b in boxes]]  # the turn may close the gap
+    n = len(boxes)
+    assert n >= 30
+    xml = _ir(tmp_path, shape=(n, 2, 1), iou=0.0, st=0.0, dyn=False, srt=False)
+    idx = _run(xml, {"boxes": boxes, "scores": np.tile(np.array([[[0.9, 0.8]]], np.float32), (n, 1, 1))})[0]
+    assert len(idx) == 2 * n

@@ -71,6 +71,7 @@ from . import unique  # noqa: F401  Unique-10
 from . import non_max_suppression  # noqa: F401  NonMaxSuppression-5/-9
 from . import multiclass_nms  # noqa: F401  MulticlassNms-8/-9
 from . import matrix_nms  # noqa: F401  MatrixNms-8
+from . import nms_rotated  # noqa: F401  NMSRotated-13
 from . import prior_box  # noqa: F401  PriorBox-1/-8, PriorBoxClustered
 from . import region_yolo  # noqa: F401  RegionYolo, ReorgYolo-2
 from . import ctc  # noqa: F401  CTCGreedyDecoder, CTCGreedyDecoderSeqLen-6

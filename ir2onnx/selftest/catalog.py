@@ -54,6 +54,7 @@ from . import recurrent
 from . import non_max_suppression
 from . import multiclass_nms
 from . import matrix_nms
+from . import nms_rotated
 from . import prior_box
 from . import region_yolo
 from . import ctc
@@ -79,7 +80,7 @@ FAMILIES = (infrastructure, conversion, type_promotion, batch_to_space, depth_to
             bitwise, normalization, response_normalization,
             split, broadcast, generation, random_ops, pad, attention, interpolate, colour, topk, cumsum,
             scatter, one_hot, embedding, segment, gather_tree, patches, bucketize,
-            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, multiclass_nms, matrix_nms,
+            quantization, trigonometric, reverse_roll, recurrent, non_max_suppression, multiclass_nms, matrix_nms, nms_rotated,
             roi_align, roi_pooling, psroi_pooling, deformable_psroi_pooling, prior_box, region_yolo, ctc, ctc_loss,
             detection_output,
             proposal, experimental_detectron, generate_proposals,

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
+from ..lowering.rounding import round_half_away
 from ..lowering.shapes import dims_of, i64
 
 _FLOAT, _INT64 = 1, 7  # TensorProto
@@ -46,18 +47,11 @@ def _f32(g, v, hint="c"):
     return g.const(np.asarray(v, np.float32), np.float32, hint)
 
 
-def _round_half_away(g, v):
-    mag = g.Abs(v)
-    low = g.Floor(mag)
-    up = g.Where(g.GreaterOrEqual(g.Sub(mag, low), _f32(g, 0.5, "half")), g.Add(low, _f32(g, 1.0, "one")), low)
-    return g.Mul(g.Sign(v), up)
-
-
 def _extent(g, lo, hi, group: int, bins: int, scale: float):
     """Per ROI [R, 1] corners -> the ROI's start and extent, the bin and the sub-bin size ([R, 1])."""
     s, half = _f32(g, scale, "scale"), _f32(g, 0.5, "half")
-    start = g.Sub(g.Mul(_round_half_away(g, lo), s), half)
-    end = g.Sub(g.Mul(g.Add(_round_half_away(g, hi), _f32(g, 1.0, "one")), s), half)
+    start = g.Sub(g.Mul(round_half_away(g, lo), s), half)
+    end = g.Sub(g.Mul(g.Add(round_half_away(g, hi), _f32(g, 1.0, "one")), s), half)
     extent = g.Max(g.Sub(end, start), _f32(g, 0.1, "least"))
     size = g.Div(extent, _f32(g, float(group), "group"))
     return start, extent, size, g.Div(size, _f32(g, float(bins), "bins"))

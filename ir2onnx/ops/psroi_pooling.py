@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
+from ..lowering.rounding import round_half_away
 from ..lowering.shapes import dims_of, i64
 
 _FLOAT, _INT64, _DOUBLE = 1, 7, 11  # TensorProto
@@ -46,18 +47,11 @@ def _f32(g, v, hint="c"):
     return g.const(np.asarray(v, np.float32), np.float32, hint)
 
 
-def _round_half_away(g, v):
-    mag = g.Abs(v)
-    low = g.Floor(mag)
-    up = g.Where(g.GreaterOrEqual(g.Sub(mag, low), _f32(g, 0.5, "half")), g.Add(low, _f32(g, 1.0, "one")), low)
-    return g.Mul(g.Sign(v), up)
-
-
 def _average_axis(g, lo, hi, size_f, n: int, scale: float):
     """Per ROI [R, 1] corners -> the bins' first and end cells [R, n] (int64), clipped to [0, size]."""
     one, zero = _f32(g, 1.0, "one"), _f32(g, 0.0, "zero")
-    start = g.Mul(_round_half_away(g, lo), _f32(g, scale, "scale"))
-    end = g.Mul(_round_half_away(g, g.Add(hi, one)), _f32(g, scale, "scale"))
+    start = g.Mul(round_half_away(g, lo), _f32(g, scale, "scale"))
+    end = g.Mul(round_half_away(g, g.Add(hi, one)), _f32(g, scale, "scale"))
     step = g.Div(g.Max(g.Sub(end, start), _f32(g, 0.1, "least")), _f32(g, float(n), "bins"))
     idx = _f32(g, np.arange(n), "index")
     clip = lambda v: g.Cast(g.Min(g.Max(v, zero), size_f), to=_INT64)  # noqa: E731

@@ -74,9 +74,12 @@ def _add_ops(sub) -> None:
         "ops", help="list the supported IR operations",
         description="List every supported (type, version) pair of IR layers with its inputs: those "
                     "that may be run-time values (computed by the graph, or Parameters) and those "
-                    "that must be constants at convert time, with the reason.",
-        epilog="example:\n  ir2onnx ops\n  ir2onnx ops --markdown",
+                    "that must be constants at convert time, with the reason. Given TYPE names, "
+                    "show each version of them with its inputs, attributes and the ONNX chain it "
+                    "becomes.",
+        epilog="example:\n  ir2onnx ops\n  ir2onnx ops DetectionOutput PriorBoxClustered\n  ir2onnx ops --markdown",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("types", nargs="*", metavar="TYPE", help="IR layer types to describe (case-insensitive)")
     p.add_argument("--markdown", action="store_true", help="print the README's support table")
     p.set_defaults(func=cmd_ops)
 
@@ -182,10 +185,15 @@ def cmd_run(args) -> int:
 
 
 def cmd_ops(args) -> int:
-    from .support import ops_lines, support_table
+    from .support import op_details, ops_lines, support_table
 
     if args.markdown:
         print(support_table())
+    elif args.types:
+        try:
+            print("\n".join(op_details(args.types)))
+        except ValueError as e:
+            raise Ir2OnnxError(str(e)) from None
     else:
         print("\n".join(ops_lines()))
     return 0

@@ -34,6 +34,28 @@ def ops_lines() -> list[str]:
     return lines
 
 
+def op_details(names: list[str]) -> list[str]:
+    """``ir2onnx ops TYPE ...``: every supported version of the named types (case-insensitive),
+    with its inputs, attributes and the ONNX chain it becomes. Unknown names: ValueError."""
+    all_schemas = schemas()
+    by_type: dict[str, list[tuple[str, str]]] = {}
+    for key in supported_pairs():
+        by_type.setdefault(key[0].lower(), []).append(key)
+    unknown = [n for n in names if n.lower() not in by_type]
+    if unknown:
+        raise ValueError(f"not a supported IR type: {', '.join(unknown)} (ir2onnx ops lists them all)")
+    lines = []
+    for name in names:
+        for key in by_type[name.lower()]:
+            s = all_schemas.get(key)
+            lines.append(f"{key[0]}-{key[1]}")
+            if s:
+                lines.append(f"  inputs:     {', '.join(input_names(s)) or 'none'}")
+                lines.append(f"  attributes: {', '.join(s.attributes) or 'none'}")
+                lines.append(f"  ONNX:       {s.doc}")
+    return lines
+
+
 def support_table() -> str:
     """The Markdown table the README embeds (tests keep the two identical)."""
     all_schemas = schemas()

@@ -138,6 +138,18 @@ def test_convert_prints_the_opset_chosen_and_forced(tmp_path):
     assert p.returncode == 0 and "ONNX opset 19, forced by --opset" in p.stderr, p.stderr
 
 
+def test_ops_describes_named_types_with_their_onnx_chain():
+    p = _cli("ops", "detectionoutput", "MatrixNms")
+    assert p.returncode == 0
+    heads = [line for line in p.stdout.splitlines() if not line.startswith(" ")]
+    assert heads == ["DetectionOutput-opset1", "DetectionOutput-opset8", "MatrixNms-opset8"]
+    assert p.stdout.count("  ONNX:       ") == 3 and "NonMaxSuppression" in p.stdout
+    bad = _cli("ops", "DetectionOutput", "NoSuchOp")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip() == ("ir2onnx: error: not a supported IR type: NoSuchOp (ir2onnx ops lists "
+                                  "them all)")
+
+
 def test_ops_notes_run_time_and_constant_inputs():
     lines = {line.split()[0]: line for line in _cli("ops").stdout.splitlines()}
     assert "run-time inputs: data, k" in lines["TopK-opset11"]

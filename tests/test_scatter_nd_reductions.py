@@ -40,14 +40,23 @@ FUNCS = {"none": lambda x, y: y, "sum": lambda x, y: x + y, "sub": lambda x, y: 
 @pytest.mark.parametrize("reduction", list(FUNCS))
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32])
 def test_reductions_runtime_indices_dynamic(tmp_path, reduction, dtype):
-    """Small integers (floats too: every sum and product is exact, whatever the order)."""
+    """Small integers (floats too: every sum and product is exact, whatever the order). With
+    ``none`` the last of duplicate updates wins in onnxruntime and the oracle; OpenVINO's CPU
+    plugin applies them in another order now and then (measured: 2 runs in 30 of this test), so
+    it is compared there on indices without duplicates."""
     xml = _model(tmp_path, dtype, reduction)
     low = 0 if np.dtype(dtype).kind == "u" else -5
     data, upd = RNG.integers(low, 6, (4, 3)).astype(dtype), RNG.integers(low, 6, (5, 3)).astype(dtype)
+    racy = reduction == "none"
     want = _numpy(data, IDX.astype(np.int64) % 4, upd, FUNCS[reduction])
-    bitexact_everywhere(xml, {"x": data, "i": IDX, "u": upd}, want, opset=18)
+    bitexact_everywhere(xml, {"x": data, "i": IDX, "u": upd}, want, opset=18, openvino=not racy)
     two = {"x": data[:2], "i": np.array([[1], [-2], [1]], np.int32), "u": upd[:3]}  # other dynamic sizes
-    bitexact_everywhere(xml, two, _numpy(two["x"], np.array([[1], [0], [1]]), two["u"], FUNCS[reduction]), opset=18)
+    bitexact_everywhere(xml, two, _numpy(two["x"], np.array([[1], [0], [1]]), two["u"], FUNCS[reduction]),
+                        opset=18, openvino=not racy)
+    if racy:
+        unique = {"x": data, "i": np.array([[2], [0], [-1]], np.int32), "u": upd[:3]}
+        bitexact_everywhere(xml, unique, _numpy(data, np.array([[2], [0], [3]]), upd[:3], FUNCS[reduction]),
+                            opset=18)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8])
@@ -88,7 +97,7 @@ def test_boolean(tmp_path, reduction):
             "min": np.logical_and, "sub": np.logical_xor}[reduction]
     feeds = {"x": data, "i": IDX, "u": upd}
     bitexact_everywhere(xml, feeds, _numpy(data, IDX.astype(np.int64) % 4, upd, func), opset=16,
-                        openvino=reduction != "sub")
+                        openvino=reduction not in ("sub", "none"))  # none: duplicates race in OpenVINO
     if reduction == "sub":
         assert run_openvino(xml, feeds)[0][0, 0]  # the measured deviation: XOR(0, 1, 1) is False
 

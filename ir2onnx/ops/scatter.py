@@ -3,8 +3,10 @@ matches, short chains where it does not), ScatterUpdate-3 -> Reshape, Expand, Sc
 ScatterNDUpdate-3/-15 -> ScatterND (i32 indices Cast to i64; reductions as ScatterND's).
 
 Duplicate indices: the specs leave the order of updates to one element undefined. onnxruntime's
-CPU kernel and OpenVINO's CPU plugin both apply updates in row-major order of ``updates`` (the last
-one wins for ``none``; measured), and the oracles do the same. Sums of integers wrap in the
+CPU kernel applies updates in row-major order of ``updates`` (the last one wins for ``none``;
+measured), and the oracles do the same; OpenVINO's CPU plugin mostly does too, but for
+ScatterNDUpdate ``none`` not always (measured, 2026.4: another order in about 1 run in 15 of a
+5-row update with two duplicates). Sums of integers wrap in the
 element type (OpenVINO's and ONNX's kernels both accumulate in it).
 """
 from __future__ import annotations

@@ -274,3 +274,38 @@ def test_run_time_axes_integer_mean_and_prod(tmp_path):
     xml = ov_save(tmp_path / "p.xml", ops.reduce_prod(x, a, True), [x, a])
     with pytest.raises(InvalidLayer, match="integer ReduceProd over axes known only at run time"):
         convert(xml)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int16, np.uint32])
+@pytest.mark.parametrize("axes,keep", [([1], False), ([0, 2], True), ([0, 1, 2], False)])
+def test_integer_sum_is_exact_and_wraps(tmp_path, dtype, axes, keep):
+    """Integer ReduceSum adds exactly and wraps, as numpy, torch and the spec do: onnxruntime's
+    ReduceSum rounds i64 sums above 2^53 and saturates, so the lowering sums by CumSum. OpenVINO's
+    CPU plugin sums integers in f32 (exact only below 2^24; i64 cut to 32 bits first: measured),
+    so it is compared on small values only. Dynamic dims, an empty axis included."""
+    x = ov_parameter([None, None, 4], dtype, "x")
+    xml = ov_save(tmp_path / "s.xml", ops.reduce_sum(x, ops.constant(np.array(axes, np.int64)), keep), [x])
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(11)
+    big = rng.integers(info.max // 4, info.max, (2, 3, 4), dtype=np.int64 if dtype != np.uint32 else np.uint64)
+    big = big.astype(dtype)
+    big[0, 0, 0] = 2**53 + 1 if dtype == np.int64 else big[0, 0, 0]
+    for data in (big, np.zeros((0, 3, 4), dtype), _data(dtype)):
+        with np.errstate(over="ignore"):
+            want = np.sum(data, axis=tuple(axes), keepdims=keep, dtype=dtype)
+        got = run_onnx(xml, {"x": data})[0]
+        assert_bitexact(got, want, "numpy")
+        assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), "oracle")
+    small = _data(dtype)
+    assert_bitexact(run_onnx(xml, {"x": small})[0], run_openvino(xml, {"x": small})[0], "openvino")
+
+
+def test_openvino_sums_integers_in_f32(tmp_path):
+    """The deviation in the README: 2^24 + 1 + 2 is 2^24 + 3 (ir2onnx, numpy) but 2^24 + 2 in
+    OpenVINO 2026.4's CPU plugin; i64 2^33 + 1 + 2 gives 3 there (the high bits dropped)."""
+    for dtype, first, want in ((np.int32, 2**24 + 1, 2**24 + 3), (np.int64, 2**33 + 1, 2**33 + 3)):
+        x = ov_parameter([None, 3], dtype, "x")
+        xml = ov_save(tmp_path / "d.xml", ops.reduce_sum(x, ops.constant(np.array([1])), False), [x])
+        data = np.array([[first, 2, 0]], dtype)
+        assert run_onnx(xml, {"x": data})[0].tolist() == [want]
+        assert run_openvino(xml, {"x": data})[0].tolist() != [want]

@@ -3,7 +3,9 @@ ReduceMin (-1) and ReduceL1, ReduceL2 (-4), through one shared lowering (axes as
 opset 18, narrow integers via i64; ReduceL1/L2 on floats only); ReduceLogicalAnd/Or-1 on booleans.
 
 Small constant inputs are folded at convert time. Integer ReduceProd halves each reduced axis with
-Slice and Mul (onnxruntime's integer ReduceProd saturates where the spec wraps). Integer ReduceMean
+Slice and Mul (onnxruntime's integer ReduceProd saturates where the spec wraps); integer ReduceSum
+is a CumSum per axis (onnxruntime's ReduceSum rounds i64 sums beyond 2^53 and saturates; with axes
+known only at run time it stays ReduceSum, exact while the sum is within +-2^53). Integer ReduceMean
 is i32/i64 only: ReduceSum, Div (truncating, like OpenVINO's reference); OpenVINO's CPU plugin
 saturates the sum of narrower integers, which ONNX cannot mirror. Axes known only at run time go
 to the ONNX axes input (ReduceSum from opset 13, the others need opset 18: the converter then
@@ -62,6 +64,8 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
         data, back = g.Cast(x, to=_INT64), x.etype.onnx
     if onnx_op == "ReduceProd" and x.etype.is_integer:
         out = _mul_tree(ctx, layer, data, x.shape, axes, keep)
+    elif onnx_op == "ReduceSum" and x.etype.is_integer:
+        out = _cumsum_total(ctx, data, np.int64 if back is not None else x.etype.numpy, axes, keep)
     else:
         out = _onnx_reduce(ctx, onnx_op, data, axes, keep)
     return [out if back is None else g.Cast(out, to=back)]
@@ -125,6 +129,22 @@ def _mul_tree(ctx, layer, data, shape, axes, keep: bool):
     return data if keep else g.Squeeze(data, i64(g, axes, "axes"))
 
 
+def _cumsum_total(ctx, data, dtype, axes, keep: bool):
+    """Integer ReduceSum as CumSum: onnxruntime's integer ReduceSum accumulates in double and
+    saturates (measured, 1.32: i64 2^53 + 1 + 2 -> 2^53 + 2; i32 2^31 - 1 + 1 -> 2^31 - 1) where
+    the spec, numpy and torch add exactly and wrap; its CumSum adds exactly and wraps. Per reduced
+    axis: a zero slice in front (so an empty axis sums to 0), CumSum, the last slice."""
+    g = ctx.b
+    zero = g.const(np.zeros((), dtype), dtype, "zero")
+    for a in axes:
+        shape = g.Shape(data)
+        one = g.Concat(g.Slice(shape, i64(g, [0]), i64(g, [a])), i64(g, [1]),
+                       g.Slice(shape, i64(g, [a + 1]), i64(g, [2**62])), axis=0)
+        total = g.CumSum(g.Concat(g.Expand(zero, one), data, axis=a), i64(g, a))
+        data = g.Slice(total, i64(g, [-1]), i64(g, [2**62]), i64(g, [a]))
+    return data if keep else g.Squeeze(data, i64(g, axes, "axes"))
+
+
 @lowers("ReduceProd", "opset1")
 def reduce_prod(ctx, layer, inputs):
     """ReduceProd-1 -> ReduceProd (axes an input from opset 18); integers: Slice, Mul halving each
@@ -134,7 +154,8 @@ def reduce_prod(ctx, layer, inputs):
 
 @lowers("ReduceSum", "opset1")
 def reduce_sum(ctx, layer, inputs):
-    """ReduceSum-1 -> ReduceSum (narrow integers via Cast to i64)."""
+    """ReduceSum-1 -> ReduceSum; integers (narrow ones via Cast to i64): per axis Concat(zeros),
+    CumSum, Slice, exact and wrapping where onnxruntime's ReduceSum is neither."""
     return _reduce(ctx, layer, inputs, "ReduceSum", np.sum)
 
 

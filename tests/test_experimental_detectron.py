@@ -453,3 +453,13 @@ def test_proposals_inverted_boxes_never_overlap(tmp_path):
     assert (got[0][:2, 2] < got[0][:2, 0]).all() and (got[0][:2, 3] < got[0][:2, 1]).all()  # inverted
     np.testing.assert_array_equal(got[0][0], got[0][1])
     assert (got[1][:10] > 0).all() and not got[1][10:].any()  # all ten kept
+
+
+def test_proposals_negative_threshold_drops_disjoint_boxes(tmp_path):
+    """OpenVINO's NMS gives boxes that do not touch IoU 0, and 0 > nms_threshold -0.1: of ten
+    disjoint boxes only the first stays (measured); ONNX NonMaxSuppression would keep all ten."""
+    feeds = _inverted_feeds()
+    feeds["deltas"][:] = 0
+    feeds["anchors"][1] = [40, 20, 55, 35]
+    got = _rpn_check(_rpn_model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=-0.1, post_nms_count=12), a=1), feeds)
+    assert got[1][0] > 0 and not got[1][1:].any()

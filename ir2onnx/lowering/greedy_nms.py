@@ -1,13 +1,18 @@
 """Greedy NMS as OpenVINO's CPU plugin computes it for its RPN ops (GenerateProposals-9 and the
 others whose ``nms_cpu`` has the same form), over boxes already sorted best first.
 
-Box j is dropped when a kept box i < j touches it (``x0_i <= x1_j``, ``x0_j <= x1_i``, likewise
-y) and ``nms_threshold < inter / (area_i + area_j - inter)``, in float32 with the plugin's
-expressions: sizes ``x1 - x0 + offset``, ``inter = max(0, min(x1) - max(x0) + offset) * max(0,
-...)``. ONNX NonMaxSuppression has neither the offset nor the touch test, so :func:`greedy_nms`
-builds a Scan over the K sorted positions whose state is the kept flags ``[N, K]`` of every image;
-step j computes the IoU of box j with all K boxes (memory N * K, time K * K * N) and clears j
-where a kept box before it suppresses it. A cap keeps the first ``max_kept`` kept boxes (CumSum).
+Box j is dropped when ``nms_threshold < IoU`` with a kept box i < j, the IoU being 0 when the
+boxes do not touch (``x0_i <= x1_j``, ``x0_j <= x1_i``, likewise y, fails) and else ``inter /
+(area_i + area_j - inter)`` in float32 with the plugin's expressions: sizes ``x1 - x0 + offset``,
+``inter = max(0, min(x1) - max(x0) + offset) * max(0, ...)`` (0 / 0 gives NaN: not dropped).
+This is the plugin's scalar loop; its AVX2 loop (built for Proposal, measured) also skips boxes
+that do not touch, which differs only for a negative threshold, where the scalar loop drops them
+(IoU 0): Proposal refuses negative thresholds, the others follow the scalar loop (measured).
+ONNX NonMaxSuppression has neither the offset, nor the touch test, nor signed sizes, so
+:func:`greedy_nms` builds a Scan over the K sorted positions whose state is the kept flags ``[N,
+K]`` of every image; step j computes the IoU of box j with all K boxes (memory N * K, time K * K *
+N) and clears j where a kept box before it suppresses it. A cap keeps the first ``max_kept`` kept
+boxes (CumSum).
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ def _nms_body(g, scope, cols, area, pos, o, thr):
     """Scan body over the sorted positions j: state keep f32 [N, K]; scan inputs box j [N, 4] of
     every image and j (int64 scalar); outer values the corners ``cols`` and ``area`` [N, K] of all
     boxes, ``pos`` [K] (0..K-1), the offset ``o`` and ``thr``. Box j is dropped where a kept box
-    i < j touches it and their IoU exceeds thr."""
+    i < j has an IoU with it (0 when they do not touch) above thr."""
     nodes = []
     n = lambda hint: g.unique(f"{scope}/greedy_nms/{hint}")  # noqa: E731
 
@@ -48,8 +53,8 @@ def _nms_body(g, scope, cols, area, pos, o, thr):
             for lo, hi, blo, bhi in ((x0, x1, bx0, bx1), (y0, y1, by0, by1))]
     inter = node("Mul", *side)
     area_j = node("Mul", node("Add", node("Sub", bx1, bx0), o), node("Add", node("Sub", by1, by0), o))
-    iou = node("Div", inter, node("Sub", node("Add", area, area_j), inter))
-    sup = node("And", node("And", touch, node("Less", thr, iou)), node("Less", pos, j))  # [N, K]
+    iou = node("Where", touch, node("Div", inter, node("Sub", node("Add", area, area_j), inter)), zero)
+    sup = node("And", node("Less", thr, iou), node("Less", pos, j))  # [N, K]
     kept_sup = node("ReduceSum", node("Mul", keep, node("Cast", sup, to=TensorProto.FLOAT)),
                     constant(np.int64([1])), keepdims=1)  # [N, 1]: kept boxes suppressing j
     dropped = node("And", node("Greater", kept_sup, zero), node("Equal", pos, j))

@@ -14,8 +14,9 @@ words; measured against the oracle):
 - The ``min(N, pre_nms_count)`` highest scores, highest first (equal scores: smaller proposal
   index first here; OpenVINO's partial sort leaves their order open), then greedy NMS in that
   order, the plugin's ``nms_cpu`` with offset 0 (the decoding's offset 1 is not used there): box
-  j is dropped when a kept box before it touches it and ``nms_threshold < inter / (area + area' -
-  inter)``, sizes ``x1 - x0`` signed; at most post_nms_count kept; rows past them zeros.
+  j is dropped when ``nms_threshold < IoU`` with a kept box before it, the IoU being 0 when they
+  do not touch (measured: a negative nms_threshold keeps only the first box) and else ``inter /
+  (area + area' - inter)``, sizes ``x1 - x0`` signed; at most post_nms_count kept; rows past them zeros.
 - ONNX NonMaxSuppression computes the same IoU for ordinary boxes, but it reorders the corners
   of inverted boxes (x1 < x0 after decoding: deltas shrinking a box below 1 pixel, x1 losing the
   offset), which OpenVINO's signed sizes never let overlap anything (measured: two equal inverted

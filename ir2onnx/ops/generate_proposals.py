@@ -16,9 +16,11 @@ words; the plugin's results were measured against the oracle):
   proposal first here; OpenVINO's partial sort leaves them open). Of these, a box whose
   ``x1 - x0 + o`` is below ``min_size * scale_w`` or whose height is below ``min_size * scale_h``
   is dropped (it still took its place among the pre_nms_count).
-- Greedy NMS in that order: a box is dropped when a kept box touches it (``x0 <= x1'``, ``x0' <=
-  x1``, likewise y) and ``inter / (area + area' - inter)`` exceeds nms_threshold, the sizes being
-  ``max(0, min(x1, x1') - max(x0, x0') + o)`` and ``x1 - x0 + o``; at most post_nms_count kept.
+- Greedy NMS in that order: a box is dropped when its IoU with a kept box exceeds nms_threshold:
+  0 when they do not touch (``x0 <= x1'``, ``x0' <= x1``, likewise y, fails; measured: a
+  negative nms_threshold keeps only the first box), else ``inter / (area + area' - inter)``, the
+  sizes being ``max(0, min(x1, x1') - max(x0, x0') + o)`` and ``x1 - x0 + o``; at most
+  post_nms_count kept.
 - Outputs: the kept rows of image 0, then image 1, ...: rois ``[sum, 4]``, their scores
   ``[sum]``, and rois_num ``[N]`` (roi_num_type). The spec's adaptive threshold (nms_eta < 1) is
   implemented by neither OpenVINO's CPU plugin nor its reference, and its op validation refuses

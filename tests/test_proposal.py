@@ -215,11 +215,11 @@ def test_iou_at_threshold(tmp_path, below):
     assert rois[:len(expect), 1].tolist() == expect and rois[:len(expect), 3].tolist() == [x + 16 for x in expect]
 
 
-def _row_ir(tmp_path, **attrs):
-    """One anchor on a 1 x 8 grid, eight Caffe boxes along x, fed with zero deltas by default."""
-    cls, deltas = ov_parameter([1, 2, 1, 8], name="cls"), ov_parameter([1, 4, 1, 8], name="deltas")
+def _row_ir(tmp_path, w=8, **attrs):
+    """One anchor on a 1 x w grid: w Caffe boxes along x."""
+    cls, deltas = ov_parameter([1, 2, 1, w], name="cls"), ov_parameter([1, 4, 1, w], name="deltas")
     im = ov_parameter([3], name="im_info")
-    attrs = dict(BASE, ratio=[1.0], min_size=U(1), pre_nms_topn=U(8), post_nms_topn=U(8), clip_before_nms=False,
+    attrs = dict(BASE, ratio=[1.0], min_size=U(1), pre_nms_topn=U(w), post_nms_topn=U(w), clip_before_nms=False,
                  **attrs)
     return ov_save(tmp_path / "r.xml", list(o4.proposal(cls, deltas, im, attrs).outputs()), [cls, deltas, im])
 
@@ -244,19 +244,23 @@ NEAR = {"above": ([-0.031104533, -0.03126567, -0.032298293, -0.030050157], 0.335
         "below": ([-0.030906832, -0.030136555, -0.03311132, -0.02954626], 0.33675984, True)}
 
 
+@pytest.mark.parametrize("w", [8, 16])
 @pytest.mark.parametrize("case", sorted(NEAR))
-def test_iou_one_ulp_from_threshold(tmp_path, case):
+def test_iou_one_ulp_from_threshold(tmp_path, case, w):
     """Box 6 (scored first) and box 7 with IoU about 0.3356: OpenVINO's f32 IoU (sizes x1 - x0 + 1)
     is one ulp above nms_thresh ("above": box 7 dropped) or equal to it ("below": kept), where the
-    x1 + 1 form rounds the other way. The other neighbours overlap with IoU 1/3 (kept)."""
+    x1 + 1 form rounds the other way. Box 6, moved 8 pixels left, also drops box 5; the other
+    neighbours overlap with IoU 1/3 or less (kept).
+    With 8 boxes the plugin compares them in its scalar loop, with 16 in its 8-wide vector loop."""
     d, thr, seven = NEAR[case]
-    xml = _row_ir(tmp_path, scale=[16.0], feat_stride=U(128), nms_thresh=float(np.float32(thr)))
-    deltas = np.zeros((1, 4, 1, 8), np.float32)
+    xml = _row_ir(tmp_path, w=w, scale=[16.0], feat_stride=U(128), nms_thresh=float(np.float32(thr)))
+    deltas = np.zeros((1, 4, 1, w), np.float32)
     deltas[0, :2, 0, 6], deltas[0, :2, 0, 7] = d[:2], d[2:]
-    scores = np.zeros((1, 2, 1, 8), np.float32)
-    scores[0, 1, 0] = [0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.9, 0.8]
-    feeds = {"cls": scores, "deltas": deltas, "im_info": np.array([2000, 2000, 1], np.float32)}
-    rois, _ = _compare(xml, feeds, 8)
+    scores = np.zeros((1, 2, 1, w), np.float32)
+    scores[0, 1, 0] = np.linspace(0.5, 0.01, w)
+    scores[0, 1, 0, 6:8] = [0.9, 0.8]
+    feeds = {"cls": scores, "deltas": deltas, "im_info": np.array([3000, 3000, 1], np.float32)}
+    rois, _ = _compare(xml, feeds, w)
     assert 639 < rois[0, 1] < 641  # box 6 first
-    kept_x1 = rois[:_kept(rois, 0, 8), 3]
-    assert (np.abs(kept_x1 - 1024) < 1).any() == seven
+    kept_x1 = rois[:_kept(rois, 0, w), 3]
+    assert (np.abs(kept_x1 - 1024) < 1).any() == seven and len(kept_x1) == w - 2 + seven  # box 5 too

@@ -226,12 +226,13 @@ def _row_ir(tmp_path, w=8, **attrs):
 
 def test_boxes_less_than_a_pixel_apart(tmp_path):
     """Anchors 15.5 wide (scale 0.96875) at stride 16, zero deltas: box w is [16w + 0.25, 16w +
-    15.75] (decoding moves x1 by the offset), its neighbour starts 0.5 after it ends. OpenVINO calls them disjoint (IoU 0) and keeps all eight
-    at nms_thresh 0.01; sizes by x1 + 1 (ONNX NonMaxSuppression's form) would overlap them with IoU
-    0.5 / 32.5 and drop every second box."""
+    15.75] (decoding moves x1 by the offset), its neighbour starts 0.5 after it ends. OpenVINO
+    calls them disjoint (IoU 0) and keeps all eight at nms_thresh 0.01; sizes by x1 + 1 (ONNX
+    NonMaxSuppression's form) would overlap them with IoU 0.5 / 32.5 and drop every second box."""
     xml = _row_ir(tmp_path, scale=[0.96875], feat_stride=U(16), nms_thresh=0.01)
     scores = np.concatenate([np.zeros(8), np.linspace(0.9, 0.2, 8)]).reshape(1, 2, 1, 8).astype(np.float32)
-    feeds = {"cls": scores, "deltas": np.zeros((1, 4, 1, 8), np.float32), "im_info": np.array([200, 200, 1], np.float32)}
+    feeds = {"cls": scores, "deltas": np.zeros((1, 4, 1, 8), np.float32),
+             "im_info": np.array([200, 200, 1], np.float32)}
     rois, _ = _compare(xml, feeds, 8)
     assert rois[:, 1].tolist() == [16 * i + 0.25 for i in range(8)]
     assert rois[:, 3].tolist() == [16 * i + 15.75 for i in range(8)]

@@ -78,8 +78,8 @@ def proposals_chain(ctx, layer, inputs):
     k = g.Min(g.Shape(s), i64(g, [pre]))
     top, idx = g.op("TopK", s, k, axis=0, largest=1, sorted=1, _outputs=2)
     sorted_boxes = g.Gather(boxes, idx, axis=0)
-    flags = greedy_nms(g, layer.name, g.Unsqueeze(sorted_boxes, i64(g, [0])),
-                       g.ConstantOfShape(g.Concat(i64(g, [1]), k, axis=0), value=_ONE), k, f32(0.0), f32(thr), f32(post))
+    ones = g.ConstantOfShape(g.Concat(i64(g, [1]), k, axis=0), value=_ONE)  # [1, K]: all candidates
+    flags = greedy_nms(g, layer.name, g.Unsqueeze(sorted_boxes, i64(g, [0])), ones, k, f32(0.0), f32(thr), f32(post))
     keep = g.Reshape(g.NonZero(g.Reshape(flags, i64(g, [-1]))), i64(g, [-1]))  # [M], in kept order
     rois, out_scores = g.Gather(sorted_boxes, keep, axis=0), g.Gather(top, keep, axis=0)
     missing = g.Sub(i64(g, [post]), g.Shape(keep))

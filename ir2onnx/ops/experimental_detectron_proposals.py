@@ -20,7 +20,7 @@ words; measured against the oracle):
 - ONNX NonMaxSuppression computes the same IoU for ordinary boxes, but it reorders the corners
   of inverted boxes (x1 < x0 after decoding: deltas shrinking a box below 1 pixel, x1 losing the
   offset), which OpenVINO's signed sizes never let overlap anything (measured: two equal inverted
-  boxes are both kept, NonMaxSuppression dropped the second). So the NMS is the Scan of
+  boxes are both kept, NonMaxSuppression dropped the second). So the NMS is the Loop of
   ``lowering/greedy_nms.py`` (offset 0) over the sorted positions.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ _ONE = numpy_helper.from_array(np.ones(1, np.float32))
 def proposals_chain(ctx, layer, inputs):
     """ExperimentalDetectronGenerateProposalsSingleImage-6 (im_info, anchors, deltas, scores) ->
     Reshape/Transpose (proposal order), Sub/Add/Mul/Min/Exp/Max (decoding), LessOrEqual/Where
-    (min_size), TopK (pre_nms_count), Scan (greedy NMS), CumSum, NonZero, Gather, Pad (post_nms_count
+    (min_size), TopK (pre_nms_count), Loop (greedy NMS), CumSum, NonZero, Gather, Pad (post_nms_count
     rows)."""
     a = layer.attrs
     for v, name, rank in zip(inputs, ("im_info", "anchors", "deltas", "scores"), (1, 2, 3, 3)):

@@ -28,9 +28,10 @@ words; the plugin's results were measured against the oracle):
 
 ONNX NonMaxSuppression has neither the offset nor the touch test (boxes fed with ``x1 + 1`` would
 overlap where OpenVINO's are less than one pixel apart), so the NMS is computed in the plugin's
-float32 expressions by the Scan of ``lowering/greedy_nms.py`` over the K = min(A * H * W,
-pre_nms_count) sorted positions, every image at once (measured: K = 6000, N = 2: about 1 s on
-one core), with its CumSum cap at post_nms_count; NonZero over the kept flags, image-major, lists
+float32 expressions by the Loop of ``lowering/greedy_nms.py`` over the K = min(A * H * W,
+pre_nms_count) sorted positions, every image at once, stopping when every image has
+post_nms_count boxes (measured, one core, K = 6000, N = 2: 0.15 s with post_nms_count 1000,
+0.55 s with 6000), with its CumSum cap at post_nms_count; NonZero over the kept flags, image-major, lists
 the output rows.
 """
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _decode(g, im_info, anchors, deltas, scores, o, min_size):
 def generate_proposals9(ctx, layer, inputs):
     """GenerateProposals-9 (im_info, anchors, deltas, scores) -> Reshape/Transpose (proposal
     order), Sub/Add/Mul/Min/Exp/Max (decoding, min_size), TopK, GatherND (pre_nms_count),
-    Scan (greedy NMS: per position LessOrEqual/Min/Max/Sub/Add/Mul/Div/Less, ReduceSum, Where), CumSum
+    Loop (greedy NMS: per position LessOrEqual/Min/Max/Sub/Add/Mul/Div/Less, ReduceSum, Where), CumSum
     (post_nms_count), NonZero, Gather (rows of all images), ReduceSum, Cast (rois_num)."""
     _check(layer, inputs)
     a = layer.attrs

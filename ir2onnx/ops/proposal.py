@@ -36,11 +36,12 @@ batch uses the same ``image_shape``. Arithmetic is f32, one IEEE operation per s
    output holds the scores of step 4 (0 in the padding).
 
 ONNX: anchors and the grid by Range/Cast/Add on the run-time H and W, the steps as f32 nodes,
-TopK, GatherND, then the NMS by the Scan of ``lowering/greedy_nms.py`` over the sorted positions
+TopK, GatherND, then the NMS by the Loop of ``lowering/greedy_nms.py`` over the sorted positions
 (ONNX NonMaxSuppression has neither the offset nor the touch test: fed ``x1 + 1`` it overlapped
 boxes less than one pixel apart, and its IoU rounded differently near 1024), all images at once,
-CumSum capping at post_nms_topn (measured, one core: pre_nms_topn 6000, 17100 proposals, N = 1:
-0.24 s, N = 2: 0.42 s; NonMaxSuppression took under 0.01 s). A TopK on ``position (+ count when
+stopping once every image has post_nms_topn, CumSum capping there (measured, one core:
+pre_nms_topn 6000, post_nms_topn 300, 17100 proposals, N = 2: 0.05 s, 0.9 s with post_nms_topn
+6000; NonMaxSuppression took under 0.01 s). A TopK on ``position (+ count when
 dropped)`` lists the kept boxes first, Where/Concat/Slice add the -1 row and the zeros.
 Refused: element types other than f32, an ``image_shape`` of unknown length, non-positive ratios
 or scales (inverted anchors), a negative nms_thresh (OpenVINO's plugin then drops boxes that do
@@ -65,7 +66,7 @@ _ONE = numpy_helper.from_array(np.ones(1, F32))
 @lowers("Proposal", "opset1")
 def proposal1(ctx, layer, inputs):
     """Proposal-1 (class_probs, bbox_deltas, image_shape) -> rois [N * post_nms_topn, 5] by Range,
-    Cast, Add, Sub, Mul, Div, Exp, Min, Max, LessOrEqual, TopK, GatherND, Scan (greedy NMS),
+    Cast, Add, Sub, Mul, Div, Exp, Min, Max, LessOrEqual, TopK, GatherND, Loop (greedy NMS),
     CumSum, TopK, GatherElements, Where, Concat, Slice, Reshape."""
     return _lower(ctx, layer, inputs)[:1]
 

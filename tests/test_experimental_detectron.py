@@ -431,3 +431,35 @@ def test_proposals_of_a_detectron_head(tmp_path):
         np.testing.assert_allclose(got[1], other[1], rtol=0, atol=1e-6)
         np.testing.assert_allclose(got[0], other[0], rtol=1e-5, atol=1e-4)
     assert (got[1] > 0).all()
+
+
+def _inverted_feeds():
+    """Ten anchors along x; the first two equal and shrunk by deltas (d log w = d log h = -4) to
+    0.29 pixels, so decoding (x1 = centre + 0.15 - 1) inverts them: x1 < x0, y1 < y0."""
+    anchors = np.float32([[40 * i, 0, 40 * i + 15, 15] for i in range(10)])
+    anchors[1] = anchors[0]
+    deltas = np.zeros((4, 1, 10), np.float32)
+    deltas[2:, 0, :2] = -4
+    scores = np.linspace(0.9, 0.1, 10, dtype=np.float32).reshape(1, 1, 10)
+    return {"im_info": np.float32([100, 500, 1]), "anchors": anchors, "deltas": deltas, "scores": scores}
+
+
+def test_proposals_inverted_boxes_never_overlap(tmp_path):
+    """OpenVINO's NMS (the plugin's nms_cpu, offset 0) takes the signed sizes of inverted boxes: their
+    intersection is 0, so the two equal inverted boxes both stay; ONNX NonMaxSuppression, which
+    reorders the corners, would call them identical (IoU 1) and drop the second."""
+    xml = _rpn_model(tmp_path, dict(RPN, min_size=0.0, post_nms_count=12), a=1)
+    got = _rpn_check(xml, _inverted_feeds())
+    assert (got[0][:2, 2] < got[0][:2, 0]).all() and (got[0][:2, 3] < got[0][:2, 1]).all()  # inverted
+    np.testing.assert_array_equal(got[0][0], got[0][1])
+    assert (got[1][:10] > 0).all() and not got[1][10:].any()  # all ten kept
+
+
+def test_proposals_negative_threshold_drops_disjoint_boxes(tmp_path):
+    """OpenVINO's NMS gives boxes that do not touch IoU 0, and 0 > nms_threshold -0.1: of ten
+    disjoint boxes only the first stays (measured); ONNX NonMaxSuppression would keep all ten."""
+    feeds = _inverted_feeds()
+    feeds["deltas"][:] = 0
+    feeds["anchors"][1] = [40, 20, 55, 35]
+    got = _rpn_check(_rpn_model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=-0.1, post_nms_count=12), a=1), feeds)
+    assert got[1][0] > 0 and not got[1][1:].any()

@@ -139,6 +139,15 @@ def test_boxes_half_a_pixel_apart_do_not_touch(tmp_path):
     np.testing.assert_array_equal(got[0], [[2, 2, 2, 12], [2.5, 2, 2.5, 12]])
 
 
+@pytest.mark.parametrize("normalized", [False, True])
+def test_negative_threshold_drops_disjoint_boxes(tmp_path, normalized):
+    """OpenVINO's NMS gives boxes that do not touch IoU 0, and 0 > nms_threshold -0.1: every box
+    after the first goes (measured); a touch test that skipped them would keep all three."""
+    feeds = _boxes([[0, 0, 4, 4], [10, 10, 14, 14], [20, 0, 24, 4]], [0.9, 0.8, 0.7], image=(30, 30))
+    got = _check(_model(tmp_path, dict(RPN, min_size=0.0, nms_threshold=-0.1, normalized=normalized)), feeds)
+    np.testing.assert_array_equal(got[0], [[0, 0, 4, 4]])
+
+
 def test_equal_scores_smaller_proposal_first(tmp_path):
     """Equal scores: the spec leaves the order open; ir2onnx and its oracle take the smaller
     proposal index first (OpenVINO's partial sort gives 1, 3, 0, 2 here: README deviation list)."""

@@ -213,3 +213,55 @@ def test_iou_at_threshold(tmp_path, below):
     rois, _ = _compare(xml, feeds, 8)
     expect = [0, 16, 32, 48] if below else [8 * i for i in range(8)]
     assert rois[:len(expect), 1].tolist() == expect and rois[:len(expect), 3].tolist() == [x + 16 for x in expect]
+
+
+def _row_ir(tmp_path, w=8, **attrs):
+    """One anchor on a 1 x w grid: w Caffe boxes along x."""
+    cls, deltas = ov_parameter([1, 2, 1, w], name="cls"), ov_parameter([1, 4, 1, w], name="deltas")
+    im = ov_parameter([3], name="im_info")
+    attrs = dict(BASE, ratio=[1.0], min_size=U(1), pre_nms_topn=U(w), post_nms_topn=U(w), clip_before_nms=False,
+                 **attrs)
+    return ov_save(tmp_path / "r.xml", list(o4.proposal(cls, deltas, im, attrs).outputs()), [cls, deltas, im])
+
+
+def test_boxes_less_than_a_pixel_apart(tmp_path):
+    """Anchors 15.5 wide (scale 0.96875) at stride 16, zero deltas: box w is [16w + 0.25, 16w +
+    15.75] (decoding moves x1 by the offset), its neighbour starts 0.5 after it ends. OpenVINO
+    calls them disjoint (IoU 0) and keeps all eight at nms_thresh 0.01; sizes by x1 + 1 (ONNX
+    NonMaxSuppression's form) would overlap them with IoU 0.5 / 32.5 and drop every second box."""
+    xml = _row_ir(tmp_path, scale=[0.96875], feat_stride=U(16), nms_thresh=0.01)
+    scores = np.concatenate([np.zeros(8), np.linspace(0.9, 0.2, 8)]).reshape(1, 2, 1, 8).astype(np.float32)
+    feeds = {"cls": scores, "deltas": np.zeros((1, 4, 1, 8), np.float32),
+             "im_info": np.array([200, 200, 1], np.float32)}
+    rois, _ = _compare(xml, feeds, 8)
+    assert rois[:, 1].tolist() == [16 * i + 0.25 for i in range(8)]
+    assert rois[:, 3].tolist() == [16 * i + 15.75 for i in range(8)]
+
+
+# dx, dy of boxes 6 and 7 (anchors [-120, 135] square, stride 128) that put box 7's x1 just below
+# 1024, where x1 + 1 rounds: the IoU of the two in OpenVINO's expression and in the x1 + 1 form
+# differ by one ulp, and nms_thresh sits on the smaller one.
+NEAR = {"above": ([-0.031104533, -0.03126567, -0.032298293, -0.030050157], 0.33558193, False),
+        "below": ([-0.030906832, -0.030136555, -0.03311132, -0.02954626], 0.33675984, True)}
+
+
+@pytest.mark.parametrize("w", [8, 16])
+@pytest.mark.parametrize("case", sorted(NEAR))
+def test_iou_one_ulp_from_threshold(tmp_path, case, w):
+    """Box 6 (scored first) and box 7 with IoU about 0.3356: OpenVINO's f32 IoU (sizes x1 - x0 + 1)
+    is one ulp above nms_thresh ("above": box 7 dropped) or equal to it ("below": kept), where the
+    x1 + 1 form rounds the other way. Box 6, moved 8 pixels left, also drops box 5; the other
+    neighbours overlap with IoU 1/3 or less (kept).
+    With 8 boxes the plugin compares them in its scalar loop, with 16 in its 8-wide vector loop."""
+    d, thr, seven = NEAR[case]
+    xml = _row_ir(tmp_path, w=w, scale=[16.0], feat_stride=U(128), nms_thresh=float(np.float32(thr)))
+    deltas = np.zeros((1, 4, 1, w), np.float32)
+    deltas[0, :2, 0, 6], deltas[0, :2, 0, 7] = d[:2], d[2:]
+    scores = np.zeros((1, 2, 1, w), np.float32)
+    scores[0, 1, 0] = np.linspace(0.5, 0.01, w)
+    scores[0, 1, 0, 6:8] = [0.9, 0.8]
+    feeds = {"cls": scores, "deltas": deltas, "im_info": np.array([3000, 3000, 1], np.float32)}
+    rois, _ = _compare(xml, feeds, w)
+    assert 639 < rois[0, 1] < 641  # box 6 first
+    kept_x1 = rois[:_kept(rois, 0, w), 3]
+    assert (np.abs(kept_x1 - 1024) < 1).any() == seven and len(kept_x1) == w - 2 + seven  # box 5 too

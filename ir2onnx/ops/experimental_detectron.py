@@ -194,8 +194,8 @@ def roi_feature_extractor(ctx, layer, inputs):
 def generate_proposals_single_image(ctx, layer, inputs):
     """ExperimentalDetectronGenerateProposalsSingleImage-6 (im_info, anchors, deltas, scores) ->
     Reshape/Transpose (proposal order), Sub/Add/Mul/Min/Exp/Max (decoding), LessOrEqual/Where
-    (min_size), TopK (pre_nms_count), NonMaxSuppression, Gather, Pad (post_nms_count rows); the
-    facts in ops/experimental_detectron_proposals.py."""
+    (min_size), TopK (pre_nms_count), Loop (greedy NMS), CumSum, NonZero, Gather, Pad (post_nms_count
+    rows); the facts in ops/experimental_detectron_proposals.py."""
     return proposals_chain(ctx, layer, inputs)
 
 

@@ -1,7 +1,8 @@
 """The chain of ExperimentalDetectronGenerateProposalsSingleImage-6 (the Detectron RPN of one
 image), registered in ops/experimental_detectron.py (its family).
 
-Facts (OpenVINO's operation specification and reference implementation, in our words):
+Facts (OpenVINO's operation specification, reference implementation and CPU plugin, in our
+words; measured against the oracle):
 
 - Inputs: im_info ``[3]`` (image height, width, scale), anchors ``[H * W * A, 4]`` ordered by
   (h, w, a), deltas ``[A * 4, H, W]`` (dx, dy, dlog w, dlog h of anchor a at channels 4a..4a+3),
@@ -12,25 +13,33 @@ Facts (OpenVINO's operation specification and reference implementation, in our w
   1`` or ``y1 - y0 + 1`` is below min_size keeps its place with score 0 (not removed).
 - The ``min(N, pre_nms_count)`` highest scores, highest first (equal scores: smaller proposal
   index first here; OpenVINO's partial sort leaves their order open), then greedy NMS in that
-  order: a box is dropped when its IoU (no offset: ``inter / (area_a + area_b - inter)``) with a
-  kept box exceeds nms_threshold; at most post_nms_count kept; rows past them zeros.
-- ONNX NonMaxSuppression on the sorted boxes computes the same (onnxruntime's IoU is the same
-  float32 expression and keeps equal scores in input order); its corner-order normalisation only
-  differs for inverted boxes (x1 < x0 after decoding, only from deltas shrinking a box below 1
-  pixel), whose IoU OpenVINO computes from the signed sizes.
+  order, the plugin's ``nms_cpu`` with offset 0 (the decoding's offset 1 is not used there): box
+  j is dropped when ``nms_threshold < IoU`` with a kept box before it, the IoU being 0 when they
+  do not touch (measured: a negative nms_threshold keeps only the first box) and else ``inter /
+  (area + area' - inter)``, sizes ``x1 - x0`` signed; at most post_nms_count kept; rows past them zeros.
+- ONNX NonMaxSuppression computes the same IoU for ordinary boxes, but it reorders the corners
+  of inverted boxes (x1 < x0 after decoding: deltas shrinking a box below 1 pixel, x1 losing the
+  offset), which OpenVINO's signed sizes never let overlap anything (measured: two equal inverted
+  boxes are both kept, NonMaxSuppression dropped the second). So the NMS is the Loop of
+  ``lowering/greedy_nms.py`` (offset 0) over the sorted positions.
 """
 from __future__ import annotations
 
 import numpy as np
+from onnx import numpy_helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.greedy_nms import greedy_nms
 from ..lowering.shapes import i64
+
+_ONE = numpy_helper.from_array(np.ones(1, np.float32))
 
 
 def proposals_chain(ctx, layer, inputs):
     """ExperimentalDetectronGenerateProposalsSingleImage-6 (im_info, anchors, deltas, scores) ->
     Reshape/Transpose (proposal order), Sub/Add/Mul/Min/Exp/Max (decoding), LessOrEqual/Where
-    (min_size), TopK (pre_nms_count), NonMaxSuppression, Gather, Pad (post_nms_count rows)."""
+    (min_size), TopK (pre_nms_count), Loop (greedy NMS), CumSum, NonZero, Gather, Pad (post_nms_count
+    rows)."""
     a = layer.attrs
     for v, name, rank in zip(inputs, ("im_info", "anchors", "deltas", "scores"), (1, 2, 3, 3)):
         if v.etype is None or v.etype.name != "f32":
@@ -69,9 +78,9 @@ def proposals_chain(ctx, layer, inputs):
     k = g.Min(g.Shape(s), i64(g, [pre]))
     top, idx = g.op("TopK", s, k, axis=0, largest=1, sorted=1, _outputs=2)
     sorted_boxes = g.Gather(boxes, idx, axis=0)
-    sel = g.NonMaxSuppression(g.Unsqueeze(sorted_boxes, i64(g, [0])), g.Reshape(top, i64(g, [1, 1, -1])),
-                              i64(g, [post]), g.const([thr], np.float32))
-    keep = g.Gather(sel, i64(g, 2), axis=1)  # [M], in selection order
+    ones = g.ConstantOfShape(g.Concat(i64(g, [1]), k, axis=0), value=_ONE)  # [1, K]: all candidates
+    flags = greedy_nms(g, layer.name, g.Unsqueeze(sorted_boxes, i64(g, [0])), ones, k, f32(0.0), f32(thr), f32(post))
+    keep = g.Reshape(g.NonZero(g.Reshape(flags, i64(g, [-1]))), i64(g, [-1]))  # [M], in kept order
     rois, out_scores = g.Gather(sorted_boxes, keep, axis=0), g.Gather(top, keep, axis=0)
     missing = g.Sub(i64(g, [post]), g.Shape(keep))
     rois = g.Pad(rois, g.Concat(i64(g, [0, 0]), missing, i64(g, [0]), axis=0))

@@ -3,8 +3,9 @@ plugin computes: the proposals (h, w, a) in that order, each anchor decoded with
 (1, or 0 when normalized) in float32 and clamped to ``[0, size - o]``; the ``pre_nms_count``
 highest scores (equal scores: smaller proposal first); of them, the boxes whose ``x1 - x0 + o`` is
 below ``min_size * scale_w`` (or height below ``min_size * scale_h``) are dropped; greedy NMS in
-score order, a box dropped when it touches a kept box (``x0 <= x1'`` both ways, likewise y) and
-their IoU with ``+ o`` sizes is above nms_threshold; at most post_nms_count per image. The rows
+score order, a box dropped when its IoU with a kept box, with ``+ o`` sizes and 0 when they do
+not touch (``x0 <= x1'`` both ways, likewise y), is above nms_threshold (a negative one drops
+boxes that do not touch); at most post_nms_count per image. The rows
 of all images one after another; rois_num the count per image."""
 from __future__ import annotations
 
@@ -29,9 +30,9 @@ def _decode(anchor, d, img_h, img_w, o):
 
 
 def _suppresses(a, b, o, thr):
-    """Whether kept box ``a`` drops box ``b``: they touch and their IoU exceeds thr."""
+    """Whether kept box ``a`` drops box ``b``: their IoU, 0 when they do not touch, exceeds thr."""
     if not (a[0] <= b[2] and a[1] <= b[3] and b[0] <= a[2] and b[1] <= a[3]):
-        return False
+        return bool(thr < f(0))
     w = max(f(0), f(f(min(a[2], b[2]) - max(a[0], b[0])) + o))
     h = max(f(0), f(f(min(a[3], b[3]) - max(a[1], b[1])) + o))
     inter = f(w * h)

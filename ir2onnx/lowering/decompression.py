@@ -40,11 +40,13 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
+from . import table_weights
 from .builder import LazyValue, TensorEntry, Value
 
 MODES = ("dequantize", "unpack")
-WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2")
+WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2", *table_weights.TABLE_TYPES)
 _FLOAT8 = ("f8e4m3", "f8e5m2")  # DequantizeLinear-19 x types; no zero point
+_NO_ZERO_POINT = (*_FLOAT8, *table_weights.TABLE_TYPES)
 _SCALE_TYPES = ("f16", "f32")
 _RANGE = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}
 
@@ -69,14 +71,18 @@ def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
 
 
 def _const_value(graph: Graph, layer: Layer, depth: int = 0) -> np.ndarray | None:
-    """Values of a Const, or of a Convert of a Const (one level), else None."""
+    """Values of a Const, or of a Convert of a Const (one level) that converts every value
+    exactly (an f8e8m0 scale beyond f16's range is not a scale this module keeps), else None."""
     if layer.type == "Const" and layer.const is not None:
         return layer.const.array()
     if layer.type == "Convert" and depth == 0 and layer.attrs["destination_type"].numpy is not None:
         src, _ = graph.producer(layer, 0)
         value = _const_value(graph, src, 1)
         if value is not None:
-            return value.astype(layer.attrs["destination_type"].numpy)
+            with np.errstate(all="ignore"):
+                converted = value.astype(layer.attrs["destination_type"].numpy)
+                same = np.array_equal(converted.astype(np.float64), value.astype(np.float64), equal_nan=True)
+            return converted if same else None
     return None
 
 
@@ -113,7 +119,7 @@ def _match(graph, consumers, const: Layer) -> Match | None:
     step = _only_consumer(consumers, convert)
     zero_point = None
     if step is not None and step[0].type == "Subtract" and step[1] == 0:
-        if wtype in _FLOAT8:
+        if wtype in _NO_ZERO_POINT:
             return None
         sub = step[0]
         zp = _const_value(graph, graph.producer(sub, 1)[0])
@@ -167,6 +173,8 @@ def _blocked_axis(m: Match, lo: int, hi: int) -> int | None:
 
 def emit(ctx, m: Match) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
+    if m.weight.etype.name in table_weights.TABLE_TYPES:
+        return table_weights.emit(ctx, m)
     b, layer = ctx.b, m.root
     wtype = m.weight.etype
     if wtype.name in _FLOAT8:

@@ -3,10 +3,12 @@
 OpenVINO's weight-compression exports (NNCF ``compress_weights``, optimum-intel LLM exports)
 store weights as integers and decompress them in the graph::
 
-    Const(u8/i8/u4/i4) -> Convert(F) -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert(f32)]
+    Const(u8/i8/u4/i4/f8/nf4/f4e2m1) -> Convert(F) -> [Subtract(zero point)] -> Multiply(scale)
+        -> [Reshape] -> [Convert(f32)]
 
-The zero point is a Const of the weight's type -> Convert(F), or a float Const holding integers;
-the scale a float Const (or Const -> Convert(F)). :func:`find` matches the chain before lowering
+The zero point (integer types only) is a Const of the weight's type -> Convert(F), or a float
+Const holding integers; the scale a float Const (or Const -> Convert(F) that converts every value
+exactly, e.g. MXFP's f8e8m0 powers of two). :func:`find` matches the chain before lowering
 and the converter replaces its last layer by :func:`emit`: a DequantizeLinear whose ``x`` is the
 .bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low nibble first), so
 the ONNX file is about as small as the IR.
@@ -19,7 +21,9 @@ Forms (all exact):
   ``[N, G*gs]``), blocked DequantizeLinear (``axis``, ``block_size=gs``) that replaces the
   Reshape; otherwise per axis on the flattened groups, then Reshape;
 * u4/i4 weights need opset 21 (the ONNX types), f8e4m3/f8e5m2 (scale only, no zero point)
-  opset 19, asked for through ``ctx.require_opset``.
+  opset 19, asked for through ``ctx.require_opset``;
+* nf4/f4e2m1 (scale only): no DequantizeLinear that onnxruntime runs; :mod:`.table_weights`
+  emits UINT4 codes -> Cast -> Gather(16-entry table) -> Mul(scale) -> [Reshape] (opset 21).
 
 Arithmetic: ``(w - zp)`` is an integer of at most 9 bits (an f8 value: at most 4 significant
 bits) and a scale has at most 24 significant bits, so DequantizeLinear's f32 product is exact. OpenVINO's CPU plugin decompresses f16-scaled

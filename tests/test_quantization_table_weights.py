@@ -8,6 +8,7 @@ quantization of activations (as ``ir2onnx check`` runs it).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -22,6 +23,7 @@ from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import assert_bitexact, assert_check, ov_compressed_weight, ov_parameter, ov_save, run_openvino
 
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "real"
 # OpenVINO's own conversion of the 16 codes, read off its CPU plugin once (2026.4)
 F4E2M1_VALUES = [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6]
 
@@ -164,3 +166,23 @@ def test_e8m0_scale_beyond_f16_is_not_kept_packed(tmp_path):
     np.testing.assert_allclose(_run(model, feed), oracle, rtol=1e-6, atol=1e-30)
     np.testing.assert_allclose(run_openvino(xml, {"x": feed})[0], oracle, rtol=1e-6, atol=1e-30)
     assert not oracle[:, 0].any()  # OpenVINO too converts 2**-30 to f16's 0
+
+
+@pytest.mark.parametrize("name", ["nf4", "mxfp4", "fp4"])
+def test_nncf_samples(tmp_path, name):
+    """samples/real/nncf_{name}_mlp (samples/make_nncf_weights.py: a 3-layer MLP through
+    ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32): every weight stays
+    packed, the file stays about the .bin's size, and onnxruntime matches OpenVINO and the oracle
+    (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of the IR's arithmetic."""
+    xml = SAMPLES / f"nncf_{name}_mlp" / "model.xml"
+    out = convert_file(xml, tmp_path / "m.onnx")
+    model = onnx.load(out)
+    assert _ops(model).count("Gather") == 3
+    assert sum(t.data_type == onnx.TensorProto.UINT4 for t in model.graph.initializer) == 3
+    assert os.path.getsize(out) <= 1.2 * os.path.getsize(xml.with_suffix(".bin"))
+    x = np.random.default_rng(5).standard_normal((4, 128)).astype(np.float32)
+    want = run_openvino(xml, {"x": x})[0]
+    np.testing.assert_allclose(_run(model, x), want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+    unpacked = convert(xml, compressed_weights="unpack")
+    np.testing.assert_allclose(_run(unpacked, x), want, rtol=0, atol=2e-3 * np.abs(want).max())
+    assert_check(xml)

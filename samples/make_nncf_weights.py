@@ -1,4 +1,4 @@
-"""Write the NNCF 4-bit weight-compression samples in samples/real/nncf_{nf4,mxfp4,fp4}_mlp/
+"""Write the NNCF 4-bit weight-compression samples in samples/real/mlp_{nf4,mxfp4,fp4}/
 (run by hand; needs torch, openvino and nncf, none of which CI installs).
 
     pip install nncf==3.4.0 && python samples/make_nncf_weights.py
@@ -34,7 +34,7 @@ def mlp() -> ov.Model:
 
 def main() -> None:
     for name, mode in MODES.items():
-        folder = FOLDER / f"nncf_{name}_mlp"
+        folder = FOLDER / f"mlp_{name}"
         folder.mkdir(parents=True, exist_ok=True)
         model = nncf.compress_weights(mlp(), mode=mode, group_size=32, ratio=1.0, all_layers=True)
         model.inputs[0].get_tensor().set_names({"x"})

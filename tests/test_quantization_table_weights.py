@@ -170,11 +170,11 @@ def test_e8m0_scale_beyond_f16_is_not_kept_packed(tmp_path):
 
 @pytest.mark.parametrize("name", ["nf4", "mxfp4", "fp4"])
 def test_nncf_samples(tmp_path, name):
-    """samples/real/nncf_{name}_mlp (samples/make_nncf_weights.py: a 3-layer MLP through
+    """samples/real/mlp_{name} (samples/make_nncf_weights.py: a 3-layer MLP through
     ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32): every weight stays
     packed, the file stays about the .bin's size, and onnxruntime matches OpenVINO and the oracle
     (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of the IR's arithmetic."""
-    xml = SAMPLES / f"nncf_{name}_mlp" / "model.xml"
+    xml = SAMPLES / f"mlp_{name}" / "model.xml"
     out = convert_file(xml, tmp_path / "m.onnx")
     model = onnx.load(out)
     assert _ops(model).count("Gather") == 3

@@ -168,17 +168,20 @@ def test_e8m0_scale_beyond_f16_is_not_kept_packed(tmp_path):
     assert not oracle[:, 0].any()  # OpenVINO too converts 2**-30 to f16's 0
 
 
-@pytest.mark.parametrize("name", ["nf4", "mxfp4", "fp4"])
-def test_nncf_samples(tmp_path, name):
+@pytest.mark.parametrize("name, packed", [("nf4", "UINT4"), ("mxfp4", "UINT4"), ("fp4", "UINT4"),
+                                          ("nvfp4", "UINT4"), ("mxfp8", "FLOAT8E4M3FN")])
+def test_nncf_samples(tmp_path, name, packed):
     """samples/real/mlp_{name} (samples/make_nncf_weights.py: a 3-layer MLP through
-    ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32): every weight stays
-    packed, the file stays about the .bin's size, and onnxruntime matches OpenVINO and the oracle
-    (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of the IR's arithmetic."""
+    ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32, NVFP4 16): every
+    weight stays packed (NVFP4's scale sub-graph, f8e4m3 times a global f32 scale rounded to f16,
+    computed at convert time), the file stays about the .bin's size, and onnxruntime matches
+    OpenVINO and the oracle (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of
+    the IR's arithmetic."""
     xml = SAMPLES / f"mlp_{name}" / "model.xml"
     out = convert_file(xml, tmp_path / "m.onnx")
     model = onnx.load(out)
-    assert _ops(model).count("Gather") == 3
-    assert sum(t.data_type == onnx.TensorProto.UINT4 for t in model.graph.initializer) == 3
+    assert _ops(model).count("Gather" if packed == "UINT4" else "DequantizeLinear") == 3
+    assert sum(t.data_type == getattr(onnx.TensorProto, packed) for t in model.graph.initializer) == 3
     assert os.path.getsize(out) <= 1.2 * os.path.getsize(xml.with_suffix(".bin"))
     x = np.random.default_rng(5).standard_normal((4, 128)).astype(np.float32)
     want = run_openvino(xml, {"x": x})[0]

@@ -178,7 +178,9 @@ def test_nncf_samples(tmp_path, name, packed):
     OpenVINO and the oracle (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of
     the IR's arithmetic."""
     xml = SAMPLES / f"mlp_{name}" / "model.xml"
-    out = convert_file(xml, tmp_path / "m.onnx")
+    summary = []
+    out = convert_file(xml, tmp_path / "m.onnx", summary=summary)
+    assert any("3 compressed weight(s) kept packed" in line for line in summary), summary
     model = onnx.load(out)
     assert _ops(model).count("Gather" if packed == "UINT4" else "DequantizeLinear") == 3
     assert sum(t.data_type == getattr(onnx.TensorProto, packed) for t in model.graph.initializer) == 3

@@ -11,10 +11,10 @@ Const holding integers; the scale a float Const, or a small constant sub-graph o
 and Multiply computed at convert time in the IR's types (MXFP's f8e8m0 -> Convert(F), converted
 exactly; NVFP4's Convert(f16)(f8e4m3 -> Convert(f32) times a global f32 scale), rounded as the IR
 and OpenVINO do: onnxruntime's CPU provider would drop that f32 -> f16 -> f32 rounding, as it
-removes Cast pairs); its layers are skipped by the converter. :func:`find` matches the chain before lowering
-and the converter replaces its last layer by :func:`emit`: a DequantizeLinear whose ``x`` is the
-.bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low nibble first), so
-the ONNX file is about as small as the IR.
+removes Cast pairs); its layers are skipped by the converter. :func:`find` matches the chain
+before lowering and the converter replaces its last layer by :func:`emit`: a DequantizeLinear
+whose ``x`` is the .bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low
+nibble first), so the ONNX file is about as small as the IR.
 
 Forms (all exact):
 
@@ -86,7 +86,7 @@ def _const_value(graph: Graph, layer: Layer, used: list, depth: int = 0) -> np.n
     if layer.type == "Const" and layer.const is not None:
         used.append(layer)
         return layer.const.array()
-    if depth >= 3 or len(layer.outputs) != 1:
+    if depth >= 3 or len(layer.outputs) != 1 or layer.type not in ("Convert", "Multiply"):
         return None
     inputs = [_const_value(graph, graph.producer(layer, i)[0], used, depth + 1) for i in range(len(layer.sources))]
     if any(v is None for v in inputs):

@@ -1,12 +1,13 @@
 """nf4 and f4e2m1 compressed weights kept packed: 4-bit codes looked up in a 16-entry table.
 
-IR (NNCF ``compress_weights`` modes NF4, FP4, MXFP4; matched by :mod:`.decompression`)::
+IR (NNCF ``compress_weights`` modes NF4, FP4, MXFP4, NVFP4; matched by :mod:`.decompression`)::
 
     Const(nf4 | f4e2m1) -> Convert(F) -> Multiply(scale) -> [Reshape] -> [Convert(f32)]
 
-with the scale a float Const, or a Const(f8e8m0) -> Convert(F) (MXFP4's power-of-two group
-scales, converted at convert time: exact, :mod:`.decompression` refuses a scale that F cannot
-hold). No zero point (NNCF writes none for these types). ONNX (opset 21)::
+with the scale a float Const or a constant sub-graph that :mod:`.decompression` computes at
+convert time (MXFP4: Const(f8e8m0) -> Convert(F), power-of-two group scales converted exactly;
+NVFP4: Convert(f16)(Const(f8e4m3) -> Convert(f32) times a global f32 Const), rounded to f16 as
+the IR says). No zero point (NNCF writes none for these types). ONNX (opset 21)::
 
     UINT4 initializer (the .bin's packed codes) -> Cast(int32) -> Gather(16-entry f32 table)
         -> Mul(scale) -> [Reshape] -> [Cast(f16)]

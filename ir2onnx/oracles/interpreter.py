@@ -88,7 +88,7 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
 def widened_decompression(graph: Graph) -> set[str]:
     """Ids of the layers that OpenVINO's CPU plugin computes in f32 although the IR says f16: a
     weight-decompression chain Const(integer, f8, nf4 or f4e2m1) -> Convert(f16) -> [Subtract] ->
-    Multiply(f16 scale: a Const, or Convert of an f8e8m0 Const) -> [Reshape] read through a
+    Multiply(f16 scale: a Const, or Convert of constants, MXFP/NVFP4) -> [Reshape] read through a
     Convert(f32) (measured, 2026.4: the plugin decompresses such weights in f32 without rounding
     them, nf4's table values included, to f16; README deviation list)."""
     consumers = graph.consumers()
@@ -113,7 +113,7 @@ def widened_decompression(graph: Graph) -> set[str]:
                 or node.outputs[0].etype.name != "f16":
             continue
         chain.append(node)
-        a, b = (graph.producer(node, i)[0] for i in (0, 1))  # the scale: a Const or Convert(Const f8e8m0)
+        a, b = (graph.producer(node, i)[0] for i in (0, 1))  # which one is the weight's Convert
         weight = a if a.type == "Subtract" or int_convert(a) else b
         if weight.type == "Subtract" and single(weight):
             chain.append(weight)

@@ -219,15 +219,17 @@ def ov_save(path: str | os.PathLike, outputs, params, *, compress_to_fp16: bool 
 
 
 def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, zero_point="int",
-                         scale_dtype=np.float16, to_f32: bool = True, seed: int = 0):
+                         scale_dtype=np.float16, to_f32: bool = True, seed: int = 0, e8m0_scale: bool = False):
     """An OpenVINO weight-compression chain as NNCF writes it, returning its output node:
     Const(etype) -> Convert -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert f32]
-    (``etype`` u8/i8/u4/i4, or f8e4m3/f8e5m2 with ``zero_point=None``).
+    (``etype`` u8/i8/u4/i4, or f8e4m3/f8e5m2/nf4/f4e2m1 with ``zero_point=None``; nf4/f4e2m1
+    hold random 4-bit codes, packed low nibble first).
 
     ``shape`` is the weight's ``[N, K, ...]``; ``group`` splits axis 1 into ``[K/group, group]``
     groups with one scale each (then a Reshape back), else the scale is per output channel
     ``[N, 1, ...]``. ``zero_point``: "int" (a Const of ``etype`` -> Convert), "float" (a float
-    Const holding integers), "scalar" (one integer Const), or None."""
+    Const holding integers), "scalar" (one integer Const), or None. ``e8m0_scale``: the scales are
+    powers of two in an f8e8m0 Const -> Convert(``scale_dtype``), as NNCF's MXFP4 writes them."""
     import openvino as ov
     import openvino.opset15 as ops
 
@@ -238,9 +240,14 @@ def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, 
     sshape = (n, k // group, 1, *(1 for _ in rest)) if group else (n, *(1 for _ in shape[1:]))
     store = np.int8 if etype[0] == "i" else np.uint8
     ov_type = getattr(ov.Type, etype)
-    values = rng.integers(lo, hi + 1, wshape).astype(store) if etype[0] in "iu" \
-        else (rng.standard_normal(wshape) * 4).astype(np.float32)  # f8e4m3 / f8e5m2: rounded by OpenVINO
-    w = ops.convert(ops.constant(values, dtype=ov_type), scale_dtype)
+    if etype in ("nf4", "f4e2m1"):
+        codes = rng.integers(0, 16, int(np.prod(wshape))).astype(np.uint8)
+        const = _ov_packed(ov, ops, ov_type, wshape, codes[0::2] | codes[1::2] << 4)
+    else:
+        values = rng.integers(lo, hi + 1, wshape).astype(store) if etype[0] in "iu" \
+            else (rng.standard_normal(wshape) * 4).astype(np.float32)  # f8e4m3 / f8e5m2: rounded by OpenVINO
+        const = ops.constant(values, dtype=ov_type)
+    w = ops.convert(const, scale_dtype)
     zp = rng.integers(lo, hi + 1, sshape)
     if zero_point == "int":
         w = ops.subtract(w, ops.convert(ops.constant(zp.astype(store), dtype=ov_type), scale_dtype))
@@ -248,8 +255,18 @@ def ov_compressed_weight(shape, etype: str = "u4", group: int | None = None, *, 
         w = ops.subtract(w, ops.constant(zp.astype(scale_dtype)))
     elif zero_point == "scalar":
         w = ops.subtract(w, ops.convert(ops.constant(np.array(zp.flat[0], store), dtype=ov_type), scale_dtype))
-    scale = (rng.random(sshape) * 0.02 + 0.002).astype(scale_dtype)
-    w = ops.multiply(w, ops.constant(scale))
+    if e8m0_scale:  # biased exponents: 2**-9 .. 2**-3
+        exponents = rng.integers(127 - 9, 127 - 2, sshape).astype(np.uint8).reshape(-1)
+        w = ops.multiply(w, ops.convert(_ov_packed(ov, ops, ov.Type.f8e8m0, sshape, exponents), scale_dtype))
+    else:
+        w = ops.multiply(w, ops.constant((rng.random(sshape) * 0.02 + 0.002).astype(scale_dtype)))
     if group:
         w = ops.reshape(w, ops.constant(np.array(shape, np.int64)), False)
     return ops.convert(w, np.float32) if to_f32 and scale_dtype != np.float32 else w
+
+
+def _ov_packed(ov, ops, ov_type, shape, raw: np.ndarray):
+    """An OpenVINO Const of ``ov_type`` whose storage bytes are ``raw`` (uint8)."""
+    tensor = ov.Tensor(ov_type, ov.Shape(list(shape)))
+    np.copyto(tensor.data.view(np.uint8).reshape(-1), raw)
+    return ops.constant(tensor)

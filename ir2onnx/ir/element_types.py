@@ -1,8 +1,10 @@
 """IR element types and their numpy and ONNX counterparts.
 
 One table, :data:`TYPES`, keyed by the IR's ``element_type`` spelling. Sub-byte types (u1, u4,
-i4) are packed in the .bin: :func:`unpack` turns their bytes into one numpy element per value
-(u1 most significant bit first, u4/i4 low nibble first, as OpenVINO writes them).
+i4, nf4, f4e2m1) are packed in the .bin: :func:`unpack` turns their bytes into one numpy element
+per value (u1 most significant bit first, 4-bit types low nibble first, as OpenVINO writes them).
+nf4 (NormalFloat4) has no numpy or ONNX type: each 4-bit code is read as the f32 value of
+OpenVINO's 16-entry table :data:`NF4_VALUES`.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ class ElementType:
 
     @property
     def is_float(self) -> bool:
-        return self.numpy is not None and self.name.startswith(("f", "bf"))
+        return self.numpy is not None and self.name.startswith(("f", "bf", "nf"))
 
     @property
     def is_integer(self) -> bool:
@@ -54,6 +56,7 @@ TYPES: dict[str, ElementType] = {
         _t("f8e5m2", 8, ml_dtypes.float8_e5m2, TensorProto.FLOAT8E5M2, 19),
         _t("f8e8m0", 8, ml_dtypes.float8_e8m0fnu, TensorProto.FLOAT8E8M0, 24),
         _t("f4e2m1", 4, ml_dtypes.float4_e2m1fn, TensorProto.FLOAT4E2M1, 23),
+        _t("nf4", 4, np.float32, None),  # codes read as NF4_VALUES
         _t("i64", 64, np.int64, TensorProto.INT64),
         _t("i32", 32, np.int32, TensorProto.INT32),
         _t("i16", 16, np.int16, TensorProto.INT16),
@@ -71,13 +74,21 @@ TYPES: dict[str, ElementType] = {
     )
 }
 
+# nf4 code -> value: OpenVINO's table (src/core/src/type/nf4.cpp, the NormalFloat4 levels of
+# bitsandbytes), exact f32 values.
+NF4_VALUES = np.array([
+    -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+    -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+    0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+    0.7229568362236023, 1.0], np.float32)
+
 # Port `precision` spellings and older aliases, mapped to the element_type names above.
 ALIASES = {
     "fp64": "f64", "fp32": "f32", "fp16": "f16", "bool": "boolean", "bin": "u1",
     "f8e4m3fn": "f8e4m3",
 }
 
-_BY_NUMPY = {t.numpy: t for t in TYPES.values() if t.numpy is not None and t.name != "u1"}
+_BY_NUMPY = {t.numpy: t for t in TYPES.values() if t.numpy is not None and t.name not in ("u1", "nf4")}
 _BY_ONNX = {t.onnx: t for t in TYPES.values() if t.onnx is not None}
 
 
@@ -113,6 +124,8 @@ def unpack(raw: np.ndarray, etype: ElementType, count: int) -> np.ndarray:
         nibbles = np.stack([low, high], axis=-1).reshape(-1)[:count]
         if etype.name == "i4":
             return (nibbles.astype(np.int8) ^ 8) - 8  # sign-extend 4 bits
+        if etype.name == "nf4":
+            return NF4_VALUES[nibbles]
         if etype.name == "f4e2m1":  # ml_dtypes keeps one 4-bit code per byte: reinterpret the codes
             return nibbles.astype(np.uint8).view(etype.numpy)
         return nibbles.astype(etype.numpy)

@@ -3,13 +3,18 @@
 OpenVINO's weight-compression exports (NNCF ``compress_weights``, optimum-intel LLM exports)
 store weights as integers and decompress them in the graph::
 
-    Const(u8/i8/u4/i4) -> Convert(F) -> [Subtract(zero point)] -> Multiply(scale) -> [Reshape] -> [Convert(f32)]
+    Const(u8/i8/u4/i4/f8/nf4/f4e2m1) -> Convert(F) -> [Subtract(zero point)] -> Multiply(scale)
+        -> [Reshape] -> [Convert(f32)]
 
-The zero point is a Const of the weight's type -> Convert(F), or a float Const holding integers;
-the scale a float Const (or Const -> Convert(F)). :func:`find` matches the chain before lowering
-and the converter replaces its last layer by :func:`emit`: a DequantizeLinear whose ``x`` is the
-.bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low nibble first), so
-the ONNX file is about as small as the IR.
+The zero point (integer types only) is a Const of the weight's type -> Convert(F), or a float
+Const holding integers; the scale a float Const, or a small constant sub-graph of Const, Convert
+and Multiply computed at convert time in the IR's types (MXFP's f8e8m0 -> Convert(F), converted
+exactly; NVFP4's Convert(f16)(f8e4m3 -> Convert(f32) times a global f32 scale), rounded as the IR
+and OpenVINO do: onnxruntime's CPU provider would drop that f32 -> f16 -> f32 rounding, as it
+removes Cast pairs); its layers are skipped by the converter. :func:`find` matches the chain
+before lowering and the converter replaces its last layer by :func:`emit`: a DequantizeLinear
+whose ``x`` is the .bin's packed bytes as they are (OpenVINO and ONNX both pack 4-bit values low
+nibble first), so the ONNX file is about as small as the IR.
 
 Forms (all exact):
 
@@ -19,7 +24,9 @@ Forms (all exact):
   ``[N, G*gs]``), blocked DequantizeLinear (``axis``, ``block_size=gs``) that replaces the
   Reshape; otherwise per axis on the flattened groups, then Reshape;
 * u4/i4 weights need opset 21 (the ONNX types), f8e4m3/f8e5m2 (scale only, no zero point)
-  opset 19, asked for through ``ctx.require_opset``.
+  opset 19, asked for through ``ctx.require_opset``;
+* nf4/f4e2m1 (scale only): no DequantizeLinear that onnxruntime runs; :mod:`.table_weights`
+  emits UINT4 codes -> Cast -> Gather(16-entry table) -> Mul(scale) -> [Reshape] (opset 21).
 
 Arithmetic: ``(w - zp)`` is an integer of at most 9 bits (an f8 value: at most 4 significant
 bits) and a scale has at most 24 significant bits, so DequantizeLinear's f32 product is exact. OpenVINO's CPU plugin decompresses f16-scaled
@@ -40,11 +47,13 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
+from . import table_weights
 from .builder import LazyValue, TensorEntry, Value
 
 MODES = ("dequantize", "unpack")
-WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2")
+WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2", *table_weights.TABLE_TYPES)
 _FLOAT8 = ("f8e4m3", "f8e5m2")  # DequantizeLinear-19 x types; no zero point
+_NO_ZERO_POINT = (*_FLOAT8, *table_weights.TABLE_TYPES)
 _SCALE_TYPES = ("f16", "f32")
 _RANGE = {"u8": (0, 255), "i8": (-128, 127), "u4": (0, 15), "i4": (-8, 7)}
 
@@ -61,6 +70,7 @@ class Match:
     scale_type: str  # "f16" / "f32"
     out_type: str  # the root's element type
     reshape_to: tuple[int, ...] | None  # the root Reshape's output shape, if the chain has one
+    consts: list[Layer]  # the layers of the zero point's and scale's constant sub-graphs
 
 
 def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
@@ -68,16 +78,48 @@ def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
     return users[0] if len(users) == 1 and len(layer.outputs) == 1 else None
 
 
-def _const_value(graph: Graph, layer: Layer, depth: int = 0) -> np.ndarray | None:
-    """Values of a Const, or of a Convert of a Const (one level), else None."""
+def _const_value(graph: Graph, layer: Layer, used: list, depth: int = 0) -> np.ndarray | None:
+    """Values of a constant sub-graph of Const, Convert and Multiply layers at most 3 deep (NVFP4's
+    scale: Convert(f16) of Multiply(Convert(Const f8e4m3 -> f32), Const f32)), computed in the
+    IR's types with IEEE round-to-nearest-even as OpenVINO does, else None; ``used`` collects
+    its layers. A Convert from a type other than f32/f16 must convert every value exactly."""
     if layer.type == "Const" and layer.const is not None:
+        used.append(layer)
         return layer.const.array()
-    if layer.type == "Convert" and depth == 0 and layer.attrs["destination_type"].numpy is not None:
-        src, _ = graph.producer(layer, 0)
-        value = _const_value(graph, src, 1)
-        if value is not None:
-            return value.astype(layer.attrs["destination_type"].numpy)
-    return None
+    if depth >= 3 or len(layer.outputs) != 1 or layer.type not in ("Convert", "Multiply"):
+        return None
+    inputs = [_const_value(graph, graph.producer(layer, i)[0], used, depth + 1) for i in range(len(layer.sources))]
+    if any(v is None for v in inputs):
+        return None
+    if layer.type == "Convert" and layer.attrs["destination_type"].numpy is not None:
+        value, dst = inputs[0], layer.attrs["destination_type"].numpy
+        with np.errstate(all="ignore"):
+            out = value.astype(dst)
+            exact = np.array_equal(out.astype(np.float64), value.astype(np.float64))
+        if not exact and not (value.dtype in (np.float32, np.float16) and dst in (np.float32, np.float16)):
+            return None
+    elif layer.type == "Multiply" and layer.attrs.get("auto_broadcast", "numpy") == "numpy" \
+            and inputs[0].dtype == inputs[1].dtype and inputs[0].dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            out = inputs[0] * inputs[1]
+    else:
+        return None
+    used.append(layer)
+    return out
+
+
+def _folded(consumers, consts: list[Layer], chain: list[Layer]) -> set[str]:
+    """Ids of the layers of ``consts`` (a zero point's or scale's constant sub-graph) read only
+    inside it or by the chain: computed at convert time, so the converter skips them."""
+    ids = {l.id for l in consts}
+    inside = ids | {l.id for l in chain}
+    changed = True
+    while changed:
+        out = {i for i in ids if any(c.id not in inside for c, _ in consumers.get((i, 0), []))}
+        changed = bool(out)
+        ids -= out
+        inside -= out
+    return ids
 
 
 def _static(shape) -> bool:
@@ -94,14 +136,16 @@ def find(graph: Graph) -> tuple[dict[str, Match], set[str]]:
             match = _match(graph, consumers, layer)
             if match is not None:
                 roots[match.root.id] = match
-    skip = {l.id for m in roots.values() for l in m.chain if l is not m.root}
+    folded = {i for m in roots.values() for i in _folded(consumers, m.consts, m.chain)}
+    roots = {r: m for r, m in roots.items() if r not in folded}  # NVFP4: the f8e4m3 scale's own chain
+    skip = {l.id for m in roots.values() for l in m.chain if l is not m.root} | folded
     return roots, skip
 
 
 def _match(graph, consumers, const: Layer) -> Match | None:
     wtype = const.const.etype.name
     wshape = tuple(const.const.shape)
-    chain = [const]
+    chain, consts = [const], []
     step = _only_consumer(consumers, const)
     if step is None or step[0].type != "Convert":
         return None
@@ -113,10 +157,10 @@ def _match(graph, consumers, const: Layer) -> Match | None:
     step = _only_consumer(consumers, convert)
     zero_point = None
     if step is not None and step[0].type == "Subtract" and step[1] == 0:
-        if wtype in _FLOAT8:
+        if wtype in _NO_ZERO_POINT:
             return None
         sub = step[0]
-        zp = _const_value(graph, graph.producer(sub, 1)[0])
+        zp = _const_value(graph, graph.producer(sub, 1)[0], consts)
         lo, hi = _RANGE[wtype]
         if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
                 or np.any(zp < lo) or np.any(zp > hi):
@@ -127,7 +171,7 @@ def _match(graph, consumers, const: Layer) -> Match | None:
     if step is None or step[0].type != "Multiply":
         return None
     mul = step[0]
-    scale = _const_value(graph, graph.producer(mul, 1 - step[1])[0])
+    scale = _const_value(graph, graph.producer(mul, 1 - step[1])[0], consts)
     if scale is None or scale.dtype != TYPES[ftype].numpy or not np.all(np.isfinite(scale)):
         return None
     chain.append(mul)
@@ -147,7 +191,7 @@ def _match(graph, consumers, const: Layer) -> Match | None:
             and step[0].attrs["destination_type"].name == "f32":
         chain.append(step[0])
         out_type = "f32"
-    return Match(chain[-1], chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to)
+    return Match(chain[-1], chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts)
 
 
 def _varying_axes(m: Match) -> list[int]:
@@ -167,6 +211,8 @@ def _blocked_axis(m: Match, lo: int, hi: int) -> int | None:
 
 def emit(ctx, m: Match) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
+    if m.weight.etype.name in table_weights.TABLE_TYPES:
+        return table_weights.emit(ctx, m)
     b, layer = ctx.b, m.root
     wtype = m.weight.etype
     if wtype.name in _FLOAT8:

@@ -87,9 +87,10 @@ def _check_feed(layer: Layer, value: np.ndarray, name: str) -> np.ndarray:
 
 def widened_decompression(graph: Graph) -> set[str]:
     """Ids of the layers that OpenVINO's CPU plugin computes in f32 although the IR says f16: a
-    weight-decompression chain Const(integer or f8) -> Convert(f16) -> [Subtract] -> Multiply(f16 Const
-    scale) -> [Reshape] read through a Convert(f32) (measured, 2026.4: the plugin decompresses
-    such weights in f32 without rounding them to f16; README deviation list)."""
+    weight-decompression chain Const(integer, f8, nf4 or f4e2m1) -> Convert(f16) -> [Subtract] ->
+    Multiply(f16 scale: a Const, or Convert of constants, MXFP/NVFP4) -> [Reshape] read through a
+    Convert(f32) (measured, 2026.4: the plugin decompresses such weights in f32 without rounding
+    them, nf4's table values included, to f16; README deviation list)."""
     consumers = graph.consumers()
 
     def single(layer: Layer) -> bool:
@@ -98,7 +99,7 @@ def widened_decompression(graph: Graph) -> set[str]:
     def int_convert(layer: Layer) -> bool:
         src = graph.producer(layer, 0)[0] if layer.type == "Convert" else None
         return src is not None and src.type == "Const" and (
-            src.const.etype.is_integer or src.const.etype.name in ("f8e4m3", "f8e5m2"))
+            src.const.etype.is_integer or src.const.etype.name in ("f8e4m3", "f8e5m2", "nf4", "f4e2m1"))
 
     widened: set[str] = set()
     for layer in graph.order:
@@ -112,8 +113,8 @@ def widened_decompression(graph: Graph) -> set[str]:
                 or node.outputs[0].etype.name != "f16":
             continue
         chain.append(node)
-        a, b = (graph.producer(node, i)[0] for i in (0, 1))
-        weight = a if a.type in ("Subtract", "Convert") and b.type == "Const" else b
+        a, b = (graph.producer(node, i)[0] for i in (0, 1))  # which one is the weight's Convert
+        weight = a if a.type == "Subtract" or int_convert(a) else b
         if weight.type == "Subtract" and single(weight):
             chain.append(weight)
             weight = graph.producer(weight, 0)[0]

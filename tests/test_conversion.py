@@ -113,3 +113,16 @@ def test_convert_like_runtime_like_and_folding(tmp_path):
     path = _save_const_model(tmp_path / "cl_fold.xml", c)
     assert [n.op_type for n in convert(path).graph.node] == ["Identity"]  # folded like Convert-1
     assert_bitexact(run_onnx(path, {})[0], np.array([1, 2], np.int32))
+
+
+def test_f16_round_trip_rounds_where_openvino_skips_it(tmp_path):
+    """Convert(f16) -> Convert(f32), as torch's ``x.half().float()`` writes it: ir2onnx rounds to
+    f16 as torch and numpy do; OpenVINO 2026.4's CPU plugin drops the pair (measured: the input
+    comes back unrounded), a deviation listed in the README."""
+    x = ov_parameter([None, 4], np.float32, "x")
+    xml = ov_save(tmp_path / "r.xml", ops.convert(ops.convert(x, np.float16), np.float32), [x])
+    data = np.array([[1.0001, 3.14159265, 1e-8, 70000.0]], np.float32)
+    want = data.astype(np.float16).astype(np.float32)
+    assert_bitexact(run_onnx(xml, {"x": data})[0], want)
+    assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), want)
+    assert_bitexact(run_openvino(xml, {"x": data})[0], data)

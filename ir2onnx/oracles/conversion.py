@@ -23,7 +23,8 @@ def convert_array(x: np.ndarray, dtype) -> np.ndarray:
             return x.astype(np.int64).astype(dtype)
     if x.dtype.kind in "iub" and dtype.kind in "iu":
         return x.astype(np.int64).astype(dtype) if x.dtype != np.uint64 else x.astype(dtype)
-    return x.astype(dtype)
+    with np.errstate(over="ignore"):  # a float too large for a narrower float type becomes inf
+        return x.astype(dtype)
 
 
 @oracle("Convert", "opset1")

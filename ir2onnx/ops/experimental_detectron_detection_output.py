@@ -17,8 +17,8 @@ Facts (OpenVINO's CPU plugin, the one users run, and its reference implementatio
   smaller roi first; greedy NMS in that order: a candidate is dropped when its overlap with a kept
   box is ``> nms_threshold``. Overlap: 0 when the boxes are apart (``xmin2 > xmax1`` or ``xmax2 <
   xmin1``, y likewise) or the intersection's ``min - max + 1`` width or height is <= 0; else
-  ``inter / (area1 + area2 - inter)`` with those +1 sizes. The first post_nms_count kept stay
-  (-1: all).
+  ``inter / (area1 + area2 - inter)`` with those +1 sizes (a NaN overlap, as for boxes at +inf,
+  drops nothing). The first post_nms_count kept stay (-1: all).
 - If at most max_detections_per_image stay over all classes, they are written class by class in
   NMS order; otherwise the max_detections_per_image highest scores, equal scores smaller roi first
   (equal roi too: smaller class first here; OpenVINO's partial sort leaves that order open).

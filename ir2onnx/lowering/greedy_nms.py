@@ -19,9 +19,10 @@ a Scan over all positions; 0.9 s when the cap is never reached).
 ExperimentalDetectronDetectionOutput-6 (classes as the images) uses it with two options: the
 areas it computed (its skipped rois have area 0 although their zero boxes would give 1), and
 ``empty_is_apart``: its ``JaccardOverlap`` also returns 0 when an intersection side ``min - max +
-offset`` is ``<= 0`` (NaN is not), where ``nms_cpu`` divides ``0 / (area_i + area_j)``; for
+offset`` is ``<= 0`` (NaN is not), where ``nms_cpu`` goes on with ``max(0, side) = 0``; for
 boxes that touch that side is <= 0 only for a box of width or height <= 0, and the two differ
-only where that sum is 0 or NaN (NaN here, 0 there), i.e. for a negative threshold.
+only where ``nms_cpu``'s IoU is then NaN (``0 * inf`` or ``0 / 0``: kept, where 0 drops), i.e.
+for a negative threshold (tests/test_experimental_detectron_detection_output.py measures one).
 """
 from __future__ import annotations
 

@@ -114,6 +114,44 @@ def test_overlap_with_plus_one(tmp_path, second, kept):
     np.testing.assert_array_equal(boxes[0], [0, 0, 9, 9])
 
 
+def test_negative_nms_threshold_and_empty_intersections(tmp_path):
+    """The boxes touch, but the first has width 0 and the second height 0 (exp(-200) = 0), so a
+    side of their intersection is 0 and both areas are 0: the overlap is 0 (the plugin's
+    JaccardOverlap), not 0 / 0 = NaN, and nms_threshold -0.5 drops the second (measured)."""
+    feeds = _pair_feeds([0, 5, 19, 14])
+    feeds["rois"][0] = [0, 0, 9, 19]
+    feeds["deltas"][:, 4:] = [[0, 0, -200, 0], [0, 0, 0, -200]]
+    for thr, kept in ((-0.5, 1), (0.5, 2)):
+        attrs = dict(ATTRS, num_classes=2, nms_threshold=thr, deltas_weights=[1.0] * 4)
+        boxes, classes, _ = _check(_model(tmp_path, attrs, f"t{thr}.xml"), feeds)
+        assert (classes > 0).sum() == kept
+    np.testing.assert_array_equal(boxes[:2], [[5, 0, 4, 19], [0, 10, 19, 9]])
+
+
+@pytest.mark.parametrize("thr", [-0.5, 0.5])
+def test_nan_overlap_drops_nothing(tmp_path, thr):
+    """dx * ww overflows: both boxes are (inf, 0, inf, 9), their areas and overlap NaN, and a box
+    is dropped only for an overlap > nms_threshold: both stay (measured)."""
+    feeds = _pair_feeds([0, 0, 9, 9])
+    feeds["deltas"][:, 4] = 1e38
+    attrs = dict(ATTRS, num_classes=2, nms_threshold=thr, deltas_weights=[1.0] * 4)
+    with np.errstate(over="ignore", invalid="ignore"):  # the oracle's inf and NaN
+        boxes, classes, _ = _check(_model(tmp_path, attrs), feeds)
+    assert (classes > 0).sum() == 2 and np.isinf(boxes[:2, [0, 2]]).all()
+
+
+def test_skipped_rois_have_area_zero(tmp_path):
+    """With score_threshold < 0 the skipped rois (no width) take part with zero boxes of area 0,
+    not the 1 of their +1 sizes: their overlap is 1 / (0 + 0 - 1) = -1 and both stay (measured)."""
+    feeds = {"rois": np.float32([[3, 3, 3, 9], [0, 0, 9, 9], [4, 4, 4, 4]]), "deltas": np.zeros((3, 8), np.float32),
+             "scores": np.float32([[0, 0.5], [0, 0.9], [0, 0.4]]), "im_info": np.float32([[20, 20, 1]])}
+    attrs = dict(ATTRS, num_classes=2, score_threshold=-1.0, deltas_weights=[1.0] * 4)
+    boxes, classes, scores = _check(_model(tmp_path, attrs), feeds)
+    np.testing.assert_array_equal(classes[:4], [1, 1, 1, 0])
+    np.testing.assert_array_equal(scores[:3], np.float32([0.9, 0, 0]))
+    assert not boxes[1:].any()
+
+
 def test_equal_scores(tmp_path):
     """Equal scores: smaller roi first, inside a class (NMS order) and in the score order."""
     feeds = _feeds(4, n=6, c=3)

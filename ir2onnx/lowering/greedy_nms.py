@@ -15,6 +15,14 @@ per step) and clears j where a kept box before it suppresses it. With a cap ``ma
 stops once every image has that many kept boxes, and CumSum keeps the first ``max_kept``
 (measured, one core: Proposal, pre_nms_topn 6000, post_nms_topn 300, N = 2: 0.05 s, 0.7 s with
 a Scan over all positions; 0.9 s when the cap is never reached).
+
+ExperimentalDetectronDetectionOutput-6 (classes as the images) uses it with two options: the
+areas it computed (its skipped rois have area 0 although their zero boxes would give 1), and
+``empty_is_apart``: its ``JaccardOverlap`` also returns 0 when an intersection side ``min - max +
+offset`` is ``<= 0`` (NaN is not), where ``nms_cpu`` goes on with ``max(0, side) = 0``; for
+boxes that touch that side is <= 0 only for a box of width or height <= 0, and the two differ
+only where ``nms_cpu``'s IoU is then NaN (``0 * inf`` or ``0 / 0``: kept, where 0 drops), i.e.
+for a negative threshold (tests/test_experimental_detectron_detection_output.py measures one).
 """
 from __future__ import annotations
 
@@ -26,12 +34,13 @@ from .shapes import i64
 F32 = np.float32
 
 
-def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap):
+def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart):
     """Loop body over the sorted positions j (the iteration number): state keep f32 [N, K]; outer
     values the boxes ``boxes_t`` [K, N, 4], their corners ``cols`` and ``area`` [N, K], ``pos``
     [K] (0..K-1), the offset ``o``, ``thr`` and the cap (or None). Box j is dropped where a kept
-    box i < j has an IoU with it (0 when they do not touch) above thr. The loop goes on while an
-    image has fewer than ``cap`` kept boxes at positions <= j."""
+    box i < j has an IoU with it (0 when they do not touch, or with ``empty_is_apart`` when a
+    side of their intersection is <= 0) above thr. The loop goes on while an image has fewer than
+    ``cap`` kept boxes at positions <= j."""
     nodes = []
     n = lambda hint: g.unique(f"{scope}/greedy_nms/{hint}")  # noqa: E731
 
@@ -53,10 +62,12 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap):
     zero = constant(F32(0))
     touch = node("And", node("And", node("LessOrEqual", x0, bx1), node("LessOrEqual", y0, by1)),
                  node("And", node("LessOrEqual", bx0, x1), node("LessOrEqual", by0, y1)))
-    side = [node("Max", zero, node("Add", node("Sub", node("Min", hi, bhi), node("Max", lo, blo)), o))
-            for lo, hi, blo, bhi in ((x0, x1, bx0, bx1), (y0, y1, by0, by1))]
-    inter = node("Mul", *side)
-    area_j = node("Mul", node("Add", node("Sub", bx1, bx0), o), node("Add", node("Sub", by1, by0), o))
+    raw = [node("Add", node("Sub", node("Min", hi, bhi), node("Max", lo, blo)), o)
+           for lo, hi, blo, bhi in ((x0, x1, bx0, bx1), (y0, y1, by0, by1))]
+    inter = node("Mul", *(node("Max", zero, r) for r in raw))
+    if empty_is_apart:  # no IoU where a side is <= 0 (a NaN side is not)
+        touch = node("And", touch, node("Not", node("Or", *(node("LessOrEqual", r, zero) for r in raw))))
+    area_j = node("Gather", area, node("Unsqueeze", j, constant(np.int64([0]))), axis=1)  # [N, 1]
     iou = node("Where", touch, node("Div", inter, node("Sub", node("Add", area, area_j), inter)), zero)
     sup = node("And", node("Less", thr, iou), node("Less", pos, j))  # [N, K]
     axis1 = constant(np.int64([1]))
@@ -78,17 +89,21 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap):
 
 
 def greedy_nms(g, scope: str, boxes: str, keep0: str, count: str, offset: str, threshold: str,
-               max_kept: str | None = None) -> str:
+               max_kept: str | None = None, area: str | None = None, empty_is_apart: bool = False) -> str:
     """The kept flags f32 ``[N, K]`` (1 kept, 0 dropped) of ``boxes`` f32 ``[N, K, 4]`` (x0, y0,
     x1, y1, each image's boxes sorted best first). ``keep0`` f32 [N, K]: 1 for the candidates (a
     0 box neither is kept nor suppresses); ``count`` int64 [1]: K; ``offset`` and ``threshold``
     f32 scalars; ``max_kept`` (f32 scalar or None): at most that many kept per image, the first
-    ones (the Loop stops once every image has them). ``scope`` prefixes the names of the body."""
+    ones (the Loop stops once every image has them). ``area`` f32 [N, K] (None: ``(x1 - x0 +
+    offset) * (y1 - y0 + offset)``) and ``empty_is_apart`` as in the module's docstring.
+    ``scope`` prefixes the names of the body."""
     cols = [g.Gather(boxes, i64(g, c), axis=-1) for c in range(4)]  # [N, K] each
-    area = g.Mul(g.Add(g.Sub(cols[2], cols[0]), offset), g.Add(g.Sub(cols[3], cols[1]), offset))
+    if area is None:
+        area = g.Mul(g.Add(g.Sub(cols[2], cols[0]), offset), g.Add(g.Sub(cols[3], cols[1]), offset))
     k = g.Squeeze(count, i64(g, [0]))
     pos = g.Range(i64(g, 0), k, i64(g, 1))
-    body = _nms_body(g, scope, g.Transpose(boxes, perm=[1, 0, 2]), cols, area, pos, offset, threshold, max_kept)
+    body = _nms_body(g, scope, g.Transpose(boxes, perm=[1, 0, 2]), cols, area, pos, offset, threshold, max_kept,
+                     empty_is_apart)
     keep = g.op("Loop", k, g.const(True, np.bool_), keep0, _outputs=1, body=body)
     if max_kept is None:
         return keep

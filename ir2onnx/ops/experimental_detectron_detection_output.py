@@ -17,24 +17,29 @@ Facts (OpenVINO's CPU plugin, the one users run, and its reference implementatio
   smaller roi first; greedy NMS in that order: a candidate is dropped when its overlap with a kept
   box is ``> nms_threshold``. Overlap: 0 when the boxes are apart (``xmin2 > xmax1`` or ``xmax2 <
   xmin1``, y likewise) or the intersection's ``min - max + 1`` width or height is <= 0; else
-  ``inter / (area1 + area2 - inter)`` with those +1 sizes. The first post_nms_count kept stay
-  (-1: all).
+  ``inter / (area1 + area2 - inter)`` with those +1 sizes (a NaN overlap, as for boxes at +inf,
+  drops nothing). The first post_nms_count kept stay (-1: all).
 - If at most max_detections_per_image stay over all classes, they are written class by class in
   NMS order; otherwise the max_detections_per_image highest scores, equal scores smaller roi first
   (equal roi too: smaller class first here; OpenVINO's partial sort leaves that order open).
   Rows past them: zeros (class 0, score 0).
 
-ONNX NonMaxSuppression has no +1 and no early "apart" test, so the NMS here is an explicit greedy
-Loop over the sorted candidates, all classes at once (as many steps as the most candidates of a
-class); each step computes the overlaps of one candidate per class with the others in float32,
-as above.
+ONNX NonMaxSuppression has no +1 and no early "apart" test, so the NMS here is the shared greedy
+Loop of ``lowering/greedy_nms.py`` (the RPN ops' ``nms_cpu``) with the classes as its images over
+the sorted candidates (as many steps as the most candidates of a class; a class's positions past
+its candidates are never kept nor suppress), offset 1, the areas above (0 for skipped rois) and
+``empty_is_apart`` (the side <= 0 test above, which ``nms_cpu`` lacks); post_nms_count is its cap,
+which stops the Loop once every class has that many (measured, one core, 81 classes x 1000 rois,
+about 950 candidates a class: 0.5 s, 0.07 s with post_nms_count 100; 0.7 s with the Loop this
+module had before).
 """
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.greedy_nms import greedy_nms
 from ..lowering.shapes import dims_of, i64
 
 _NAMES = ("input_rois", "input_deltas", "input_scores", "input_im_info")
@@ -93,44 +98,17 @@ def detection_output_chain(ctx, layer, inputs):
     # Only the first T sorted positions can be kept, T the most candidates of any class.
     t = g.ReduceMax(g.ReduceSum(g.Cast(cand, to=TensorProto.INT64), i64(g, [1]), keepdims=0), keepdims=1)
     order = g.Slice(order, i64(g, [0]), t, i64(g, [1]))  # [K, T]
-    srt = [g.GatherElements(v, order, axis=1) for v in (bx0, by0, bx1, by1, area)]
-    keep = _greedy_nms(g, srt, g.GatherElements(cand, order, axis=1), t, np.float32(a["nms_threshold"]))
-    if post >= 0:
+    srt = [g.Unsqueeze(g.GatherElements(v, order, axis=1), i64(g, [2])) for v in (bx0, by0, bx1, by1)]
+    cap = f32(post) if 0 <= post < 2 ** 24 else None  # exact in f32; lets the Loop stop early
+    kept = greedy_nms(g, layer.name, g.Concat(*srt, axis=2), g.Cast(g.GatherElements(cand, order, axis=1),
+                      to=TensorProto.FLOAT), t, f32(1), f32(np.float32(a["nms_threshold"])), cap,
+                      area=g.GatherElements(area, order, axis=1), empty_is_apart=True)  # [K, T]
+    keep = g.Greater(kept, zero)
+    if post >= 2 ** 24:  # more than a class can keep in practice; exact all the same
         rank = g.CumSum(g.Cast(keep, to=TensorProto.INT64), i64(g, 1))
         keep = g.And(keep, g.LessOrEqual(rank, i64(g, post)))
     boxes = g.Concat(*[g.Unsqueeze(t, i64(g, [2])) for t in (bx0, by0, bx1, by1)], axis=2)  # [K, N, 4]
     return _select(g, keep, order, boxes, score, t, K, D)
-
-
-def _greedy_nms(g, srt, cand, n, thr):
-    """keep [K, T] (sorted order, T = n): candidate i kept when no kept j < i overlaps it by > thr."""
-    bx0, by0, bx1, by1, area = srt
-    f32 = lambda v: g.const(np.float32(v), np.float32)  # noqa: E731
-    positions = g.Range(i64(g, 0), g.Squeeze(n, i64(g, [0])), i64(g, 1))  # [N]
-    saved, g.nodes = g.nodes, []
-    it, cond_in, kept = g.unique("edo/iter"), g.unique("edo/cond"), g.unique("edo/keep")
-    at = lambda t: g.Gather(t, g.Unsqueeze(it, i64(g, [0])), axis=1)  # noqa: E731  [K, 1]: candidate it
-    ax0, ay0, ax1, ay1, aa = (at(t) for t in srt)
-    apart = g.Or(g.Or(g.Greater(bx0, ax1), g.Less(bx1, ax0)), g.Or(g.Greater(by0, ay1), g.Less(by1, ay0)))
-    iw = g.Add(g.Sub(g.Min(ax1, bx1), g.Max(ax0, bx0)), f32(1))
-    ih = g.Add(g.Sub(g.Min(ay1, by1), g.Max(ay0, by0)), f32(1))
-    inter = g.Mul(iw, ih)
-    iou = g.Div(inter, g.Sub(g.Add(aa, area), inter))
-    meets = g.And(g.Not(apart), g.And(g.Greater(iw, f32(0)), g.Greater(ih, f32(0))))
-    over = g.Greater(g.Where(meets, iou, f32(0)), f32(thr))  # [K, N]
-    hits = g.ReduceSum(g.Cast(g.And(over, kept), to=TensorProto.INT64), i64(g, [1]), keepdims=1)  # [K, 1]
-    new = g.And(at(cand), g.Equal(hits, i64(g, 0)))
-    out = g.Or(kept, g.And(new, g.Unsqueeze(g.Equal(positions, it), i64(g, [0]))))
-    cond_out = g.Identity(cond_in)
-    body_nodes, g.nodes = g.nodes, saved
-    body = helper.make_graph(body_nodes, g.unique("edo/body"),
-                             [helper.make_tensor_value_info(it, TensorProto.INT64, []),
-                              helper.make_tensor_value_info(cond_in, TensorProto.BOOL, []),
-                              helper.make_tensor_value_info(kept, TensorProto.BOOL, [None, None])],
-                             [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []),
-                              helper.make_tensor_value_info(out, TensorProto.BOOL, [None, None])])
-    init = g.And(cand, g.Not(cand))  # all false [K, T]
-    return g.Loop(g.Squeeze(n, i64(g, [0])), "", init, body=body)
 
 
 def _select(g, keep, order, boxes, score, n, K, D):

@@ -210,8 +210,8 @@ def detection_output(layer, inputs):
         order = sorted((r for r in range(N) if conf[c, r] > f(a["score_threshold"])), key=lambda r: (-conf[c, r], r))
         kept = []
         for r in order:
-            if all(_overlap(boxes[c, r], boxes[c, k], areas[c, r], areas[c, k]) <= f(a["nms_threshold"])
-                   for k in kept):
+            if not any(_overlap(boxes[c, r], boxes[c, k], areas[c, r], areas[c, k]) > f(a["nms_threshold"])
+                       for k in kept):  # a NaN overlap drops nothing
                 kept.append(r)
         found += [(c, r) for r in (kept if post < 0 else kept[:post])]
     if len(found) > D:

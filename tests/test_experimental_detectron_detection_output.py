@@ -140,6 +140,19 @@ def test_nan_overlap_drops_nothing(tmp_path, thr):
     assert (classes > 0).sum() == 2 and np.isinf(boxes[:2, [0, 2]]).all()
 
 
+def test_nan_delta_clamps_to_zero(tmp_path):
+    """The plugin clamps decoded corners with ``std::max(0.f, v)``, which turns a NaN into 0
+    (measured: a NaN x delta gives the box [0, 0, 0, y1]); ONNX Max would keep the NaN."""
+    feeds = _feeds(5)
+    feeds["deltas"][:, 4:8] = np.nan  # class 1's deltas of every roi: dx, dy, dw, dh
+    feeds["deltas"][:, 5] = 0.0
+    feeds["deltas"][:, 7] = 0.0  # x NaN, y finite
+    got = _check(_model(tmp_path), feeds)
+    rows = got[0][got[1] == 1]
+    assert len(rows) and not np.isnan(got[0]).any()
+    assert (rows[:, 0] == 0).all() and (rows[:, 2] == 0).all() and (rows[:, 3] > 0).all()
+
+
 def test_skipped_rois_have_area_zero(tmp_path):
     """With score_threshold < 0 the skipped rois (no width) take part with zero boxes of area 0,
     not the 1 of their +1 sizes: their overlap is 1 / (0 + 0 - 1) = -1 and both stay (measured)."""

@@ -53,6 +53,11 @@ def _check(layer, inputs, classes):
             raise InvalidLayer(layer, f"{name} must be [N, {cols}], got {list(v.shape)}")
 
 
+def _at_least_zero(g, v, zero):
+    """The plugin's ``std::max(0.f, v)``: v where 0 < v, else 0 (NaN too; ONNX Max keeps NaN)."""
+    return g.Where(g.Less(zero, v), v, zero)
+
+
 def detection_output_chain(ctx, layer, inputs):
     """ExperimentalDetectronDetectionOutput-6 (rois, deltas, scores, im_info) -> Reshape/Slice/Div
     (deltas per class), Sub/Add/Mul/Min/Exp/Max (decoding), Where (empty rois), TopK (per-class
@@ -84,8 +89,8 @@ def detection_output_chain(ctx, layer, inputs):
         ww = g.Add(size, f32(1))
         pc = g.Add(g.Mul(g.Gather(d, i64(g, j), axis=2), ww), g.Add(p0, g.Mul(f32(0.5), ww)))
         half = g.Mul(f32(0.5), g.Mul(g.Exp(g.Min(g.Gather(d, i64(g, j + 2), axis=2), max_log)), ww))
-        lo = g.Max(f32(0), g.Sub(pc, half))
-        hi = g.Max(f32(0), g.Sub(g.Add(pc, half), f32(1)))
+        lo = _at_least_zero(g, g.Sub(pc, half), f32(0))
+        hi = _at_least_zero(g, g.Sub(g.Add(pc, half), f32(1)), f32(0))
         corners.append((lo, hi))
         sizes.append(g.Add(g.Sub(hi, lo), f32(1)))
     zero = f32(0)

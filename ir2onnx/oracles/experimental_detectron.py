@@ -151,7 +151,7 @@ def generate_proposals_single_image(layer, inputs):
     for i in order:
         if len(kept) == int(a["post_nms_count"]):
             break
-        if all(_iou(props[j][0], props[i][0]) <= f(a["nms_threshold"]) for j in kept):
+        if not any(_iou(props[j][0], props[i][0]) > f(a["nms_threshold"]) for j in kept):  # NaN: kept
             kept.append(i)
     post = int(a["post_nms_count"])
     rois, out_scores = np.zeros((post, 4), f), np.zeros(post, f)

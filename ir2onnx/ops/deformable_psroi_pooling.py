@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from ..lowering.registry import lowers
+from ..lowering.rois import check_map_and_rois
 from ..lowering.rounding import round_half_away
 from ..lowering.shapes import dims_of, i64
 
@@ -96,14 +97,7 @@ def deformable_psroi_pooling1(ctx, layer, inputs):
     Sub/Mul/Add (interpolation), Where, ReduceSum x2, Div, Where (f16: Cast to f32 and back)."""
     data, rois = inputs[0], inputs[1]
     offsets = inputs[2] if len(inputs) > 2 else None
-    for v, what in ((data, "input"), (rois, "coords"), (offsets, "offsets")):
-        if v is not None and (v.etype is None or v.etype.name not in ("f16", "f32")):
-            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
-                                          "(f16 and f32 only)")
-    if data.rank not in (None, 4):
-        raise InvalidLayer(layer, f"input must be 4-D [N, C, H, W], got rank {data.rank}")
-    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 5)):
-        raise InvalidLayer(layer, f"coords must be [num_rois, 5], got {list(rois.shape)}")
+    check_map_and_rois(layer, data, rois, [(offsets, "offsets")])
     a = layer.attrs
     dim, group = int(a["output_dim"]), int(a.get("group_size", 1))
     bx, by, part = int(a.get("spatial_bins_x", 1)), int(a.get("spatial_bins_y", 1)), int(a.get("part_size", 1))

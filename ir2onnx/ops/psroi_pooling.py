@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from ..lowering.registry import lowers
+from ..lowering.rois import check_map_and_rois
 from ..lowering.rounding import round_half_away
 from ..lowering.shapes import dims_of, i64
 
@@ -134,14 +135,7 @@ def psroi_pooling1(ctx, layer, inputs):
     Where, ReduceSum, Div (f16: Cast to f32 and back); the ROIs from a batch id -1 on: Equal,
     CumSum, Where (0)."""
     data, rois = inputs
-    for v, what in ((data, "input"), (rois, "coords")):
-        if v.etype is None or v.etype.name not in ("f16", "f32"):
-            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
-                                          "(f16 and f32 only)")
-    if data.rank not in (None, 4):
-        raise InvalidLayer(layer, f"input must be 4-D [N, C, H, W], got rank {data.rank}")
-    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 5)):
-        raise InvalidLayer(layer, f"coords must be [num_rois, 5], got {list(rois.shape)}")
+    check_map_and_rois(layer, data, rois)
     mode = str(layer.attrs.get("mode", "average"))
     dim, group = int(layer.attrs["output_dim"]), int(layer.attrs.get("group_size", 1))
     bx, by = int(layer.attrs.get("spatial_bins_x", 1)), int(layer.attrs.get("spatial_bins_y", 1))

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from ..lowering.registry import lowers
+from ..lowering.rois import check_map_and_rois
 from ..lowering.shapes import dims_of, i64
 
 _FLOAT, _INT64, _DOUBLE = 1, 7, 11  # TensorProto
@@ -95,14 +96,7 @@ def roi_pooling2(ctx, layer, inputs):
     bilinear chain: Split, Where, Floor/Ceil, Gather, GatherND x4, Sub/Mul/Add, Where, Transpose;
     the ROIs from a batch id -1 on: Equal, CumSum, Where (0)."""
     data, rois = inputs
-    for v, what in ((data, "input"), (rois, "coords")):
-        if v.etype is None or v.etype.name not in ("f16", "f32"):
-            raise UnsupportedLayer(layer, f"{what} of type {v.etype.name if v.etype else '?'} is not supported "
-                                          "(onnxruntime's MaxRoiPool takes f32; f16 goes through it exactly)")
-    if data.rank not in (None, 4):
-        raise InvalidLayer(layer, f"input must be 4-D [N, C, H, W], got rank {data.rank}")
-    if rois.shape is not None and (len(rois.shape) != 2 or rois.shape[1] not in (None, 5)):
-        raise InvalidLayer(layer, f"coords must be [num_rois, 5], got {list(rois.shape)}")
+    check_map_and_rois(layer, data, rois, why="onnxruntime's MaxRoiPool takes f32; f16 goes through it exactly")
     method = str(layer.attrs.get("method", "max"))
     ph, pw = int(layer.attrs["pooled_h"]), int(layer.attrs["pooled_w"])
     scale = float(layer.attrs["spatial_scale"])

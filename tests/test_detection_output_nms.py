@@ -3,7 +3,8 @@ plugin and the oracle exactly. CORNER code with zero priors and variance_encoded
 the decoded boxes the fed box_logits bit for bit (``0 + loc``), so every IoU is the plugin's f32
 ``JaccardOverlap``: the IoU equal to nms_threshold and one ulp above it, boxes that touch or
 overlap by one ulp, inverted boxes, boxes not normalized (no ``+ 1`` in the sizes, also for
-sub-pixel boxes), equal scores (the smaller prior first, also under top_k) and infinite boxes."""
+sub-pixel boxes), equal scores (the smaller prior first, also under top_k), infinite and NaN
+boxes."""
 from __future__ import annotations
 
 import re
@@ -132,10 +133,11 @@ def test_equal_scores_go_by_prior(tmp_path, style):
     np.testing.assert_array_equal(det[:, 3:], np.array(order[:2], F))
 
 
-def test_infinite_boxes(tmp_path):
-    """Infinite boxes: two equal ones have IoU inf / NaN (kept), a finite box inside one has IoU
-    0 (kept), two finite equal boxes IoU 1 (dropped)."""
+def test_infinite_and_nan_boxes(tmp_path):
+    """Two equal infinite boxes have IoU inf / NaN (kept), a box with a NaN corner has a NaN
+    intersection or union with every box (kept), a finite box inside an infinite one has IoU 0
+    (kept), two finite equal boxes IoU 1 (dropped)."""
     inf = np.inf
-    boxes = [[-inf, -inf, inf, inf], [-inf, -inf, inf, inf], [0, 0, 1, 1], [0, 0, 1, 1]]
-    det = _detections(tmp_path, boxes, [.9, .8, .7, .6], nms_threshold=0.5)
-    assert det[:, 2].tolist() == [F(.9), F(.8), F(.7)]
+    boxes = [[-inf, -inf, inf, inf], [-inf, -inf, inf, inf], [np.nan, 0, 1, 1], [0, 0, 1, 1], [0, 0, 1, 1]]
+    det = _detections(tmp_path, boxes, [.9, .8, .7, .6, .5], nms_threshold=0.5)
+    assert det[:, 2].tolist() == [F(.9), F(.8), F(.7), F(.6)]

@@ -13,9 +13,12 @@ spec leaves order and ties open). Per image, with P priors and C classes:
    ascending). With the two ARM inputs, a prior whose arm_confidence[p, 1] is below
    objectness_score gets the scores 1 for background_label_id and 0 for the other classes.
 3. Greedy NMS per class, in (score descending, prior ascending) order: a candidate is dropped when
-   its IoU with a box kept before it is strictly above nms_threshold. IoU is
-   ``inter / (area_a + area_b - inter)`` in f32; boxes that do not overlap with a positive width
-   and height have IoU 0, so an inverted box (xmax < xmin or ymax < ymin) overlaps nothing.
+   its IoU with a box kept before it is strictly above nms_threshold (an f32). The plugin's
+   ``JaccardOverlap`` is 0 when the boxes are apart or a side ``min(max) - max(min)`` of their
+   intersection is <= 0 (touching boxes, and every inverted box: that side is at most its own
+   negative one), else ``w * h / (size1 + size2 - w * h)`` in f32 with the sizes ``(xmax - xmin)
+   * (ymax - ymin)`` of the decoded boxes: no ``+ 1``, also when not normalized (its coordOffset 1
+   only skips the priors' image id). A NaN IoU (infinite or NaN corners) suppresses nothing.
 4. keep_top_k > -1: the image keeps its keep_top_k best detections by (score descending, prior
    ascending); OpenVINO leaves equal (score, prior) pairs of different classes unordered (a
    std::sort of pairs that parallel threads collect; it was measured keeping the larger class),
@@ -28,10 +31,18 @@ spec leaves order and ties open). Per image, with P priors and C classes:
 
 ONNX: scores that are not candidates become -inf (Where; top_k by TopK + ScatterElements), ONNX
 NonMaxSuppression runs with score_threshold -inf (``s > -inf`` keeps exactly the candidates) and
-``min(nms_threshold, 1)`` (its ``iou > t`` is OpenVINO's; an IoU is never above 1), on boxes whose
-inverted ones are zeroed (ONNX would reorder their corners; a zero-area box overlaps nothing
-in both); share_location false runs it on N * C batches of one class. The kept scores go
-through one TopK over ``[N, P * C]`` (ties: the smaller index = prior, then class), a TopK on
+``min(nms_threshold, 1)`` on boxes whose inverted ones are zeroed (a zero box overlaps nothing).
+That is the plugin's computation (onnxruntime's CPU kernel, read, and
+tests/test_detection_output_nms.py, exact on the edges): it pops the boxes by (score descending,
+index ascending); ``SuppressByIOU`` is false where an intersection side has ``max <= min`` (the
+plugin's ``max - min <= 0``; for the same infinity on both the plugin's side is NaN and so is its
+IoU), else ``inter / (area1 + area2 - inter) > t`` with the same f32 products (ONNX's y-first
+corners only swap the operands of commutative operations) and areas from min/max-ordered corners,
+the plugin's for boxes that are not inverted; std::max/min pick the same operand of a NaN corner
+in both. An f32 IoU is never above 1 (``inter`` <= each size, so ``size1 + size2`` rounds to >= 2 *
+``inter`` and the union to >= ``inter``): the clamp to 1 (onnxruntime refuses more) changes
+nothing. share_location false runs it on N * C batches of one class. The kept scores go through
+one TopK over ``[N, P * C]`` (ties: the smaller index = prior, then class), a TopK on
 ``class * k + position`` groups them by class, Compress drops the empty rows and Concat/Slice add
 the -1 row and the zeros. Refused: CORNER_SIZE (not in the spec; OpenVINO's own op refuses to be
 built with it), a negative nms_threshold (it would suppress boxes that do not overlap), priors or class

@@ -3,9 +3,10 @@
 From the spec (inputs, attributes, the 7-value rows and the -1 end row) and, where the spec is
 silent, the facts of OpenVINO's runtime (documented in ``ops/detection_output.py``): scores strictly
 above confidence_threshold (MXNet style: at or above), top_k best per class before NMS (MXNet:
-per image), suppression at IoU strictly above nms_threshold, inverted boxes overlap nothing,
-keep_top_k across classes by (score desc, prior asc, class asc), rows grouped by image then class,
-a -1 row after the last detection and zeros after it. Arithmetic in f32, one operation at a time.
+per image), suppression at IoU strictly above nms_threshold (no ``+ 1`` in the sizes, also not
+normalized), inverted boxes overlap nothing, keep_top_k across classes by (score desc, prior asc,
+class asc), rows grouped by image then class, a -1 row after the last detection and zeros after
+it. Arithmetic in f32, one operation at a time.
 """
 from __future__ import annotations
 
@@ -46,10 +47,12 @@ def _iou(b1, b2):
     inter = F(w * h)
     s1 = F(F(b1[2] - b1[0]) * F(b1[3] - b1[1]))
     s2 = F(F(b2[2] - b2[0]) * F(b2[3] - b2[1]))
-    return F(inter / F(F(s1 + s2) - inter))
+    with np.errstate(invalid="ignore"):  # infinite boxes: inf - inf, a NaN IoU that suppresses nothing
+        return F(inter / F(F(s1 + s2) - inter))
 
 
 def _greedy(order, boxes, thr):
+    thr = F(thr)  # the attribute is an f32
     kept = []
     for i in order:
         if all(not _iou(boxes[i], boxes[k]) > thr for k in kept):

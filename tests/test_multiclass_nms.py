@@ -209,3 +209,33 @@ def test_onnx_opsets(tmp_path, opset):
     want = run_openvino(xml, feeds)
     for g, w, what in zip(run_onnx(xml, feeds, opset=opset), want, NAMES):
         assert_bitexact(g, w, f"opset {opset} {what}")
+
+
+def _pair(tmp_path, a, b, thr, normalized=False):
+    xml = _ir(tmp_path, n=1, iou_threshold=float(thr), score_threshold=0.0, normalized=normalized)
+    feeds = {"boxes": np.array([[a, b]], np.float32), "scores": np.array([[[0.9, 0.8]]], np.float32)}
+    return _run(xml, feeds)[2].tolist()
+
+
+# (box a, box b, their IoU as OpenVINO's CPU plugin computes it, normalized=false): at 3e7 the
+# coordinates step by 2, so NMS on boxes with x2 + 1 (rounded) sees another IoU (0.35196), and
+# sub-pixel boxes whose IoU with x2 + 1 rounds 1 ulp lower (0.42085367)
+PAIRS = [([30000054.0, 30000054.0, 30000080.0, 30000076.0], [30000050.0, 30000050.0, 30000072.0, 30000068.0],
+          0.36869341135025024),
+         ([0.1350965052843094, 0.721488356590271, 0.5253543257713318, 0.3102418780326843],
+          [0.12659771740436554, 0.9551810622215271, 0.7857804298400879, 0.22491899132728577], 0.42085379362106323)]
+
+
+@pytest.mark.parametrize("a,b,iou", PAIRS)
+def test_iou_at_the_threshold_not_normalized(tmp_path, a, b, iou):
+    """IoU == iou_threshold drops box b; the next f32 above keeps it (x2 - x1 + 1 as OpenVINO)."""
+    assert _pair(tmp_path, a, b, np.float32(iou)) == [1]
+    assert _pair(tmp_path, a, b, np.nextafter(np.float32(iou), np.float32(1))) == [2]
+
+
+def test_sliver_box_not_normalized(tmp_path):
+    """x2 - x1 + 1 = 2**-23 > 0 (x2 + 1 - x1 rounds to 0): box a is a sliver that suppresses b,
+    IoU 2**-23 * 4 / 24 (about 2e-8)."""
+    a, b = [2.0472865104675293, 0.0, 1.0472866296768188, 3.0], [0.0, 0.0, 5.0, 3.0]
+    assert _pair(tmp_path, a, b, 1e-8) == [1]
+    assert _pair(tmp_path, a, b, 1e-7) == [2]

@@ -125,6 +125,38 @@ def test_nms_eta_that_never_acts_converts(tmp_path):
 def test_refused(tmp_path):  # noqa: D103
     with pytest.raises(UnsupportedLayer, match="adaptive threshold"):
         convert(_ir(tmp_path, nms_eta=0.5, iou_threshold=0.7))
+    with pytest.raises(UnsupportedLayer, match="back in the queue"):
+        convert(_ir(tmp_path, nms_eta=0.5, iou_threshold=0.5, score_threshold=-0.1))
+
+
+@pytest.mark.parametrize("repeat,want", [(0, [0, 1, 2]), (1, [0, 1])])
+def test_nms_eta_loop_score_at_threshold(tmp_path, repeat, want):
+    """nms_eta < 1 (never acting): box 2 (score == threshold) is compared with the latest kept
+    box (1) only: a repeat of box 0 is kept, one of box 1 dropped (measured; nms_eta 1: dropped)."""
+    boxes = [[0, 0, 1, 1], [5, 5, 6, 6]]
+    feeds = {"boxes": np.array([boxes + [boxes[repeat]]], np.float32),
+             "scores": np.array([[[0.9, 0.8, 0.25]]], np.float32)}
+    for eta, kept in ((0.5, want), (1.0, [0, 1])):
+        _, idx, _ = _run(_ir(tmp_path, n=1, iou_threshold=0.5, score_threshold=0.25, nms_eta=eta), feeds)
+        assert idx.ravel().tolist() == kept
+
+
+INF = np.float32(np.inf)
+
+
+@pytest.mark.parametrize("eta,score_t,scores,want", [(1.0, 0.0, [0.9, 0.8, 0.7], [0, 1]),
+                                                      (0.5, 0.0, [0.9, 0.8, 0.7], [0]),
+                                                      (0.5, 0.0, [0.9, 0.0, 0.7], [0, 1]),
+                                                      (0.5, 0.5, [0.9, 0.5, 0.7], [0])])
+def test_nan_iou(tmp_path, eta, score_t, scores, want):
+    """Boxes 0 and 1 span -inf..inf: IoU inf / (inf + inf - inf) = NaN, which drops nothing with
+    nms_eta 1 and drops box 1 in the nms_eta loop unless its score is 0; box 2 (IoU 0) is dropped
+    at iou_threshold 0 (0 >= 0)."""
+    xml = _ir(tmp_path, n=1, iou_threshold=0.0, score_threshold=score_t, nms_eta=eta, normalized=True)
+    feeds = {"boxes": np.array([[[-INF, 0, INF, 1], [-INF, 0, INF, 1], [0, 5, 1, 6]]], np.float32),
+             "scores": np.array([[scores]], np.float32)}
+    _, idx, _ = _run(xml, feeds)
+    assert idx.ravel().tolist() == want
 
 
 def test_score_at_threshold_checked_against_every_kept_box(tmp_path):
@@ -239,3 +271,11 @@ def test_sliver_box_not_normalized(tmp_path):
     a, b = [2.0472865104675293, 0.0, 1.0472866296768188, 3.0], [0.0, 0.0, 5.0, 3.0]
     assert _pair(tmp_path, a, b, 1e-8) == [1]
     assert _pair(tmp_path, a, b, 1e-7) == [2]
+
+
+def test_iou_at_the_threshold_normalized(tmp_path):
+    """normalized: no +1, the IoU of the pair at 3e7 (252 / 716) decides at == and the next f32."""
+    a, b, _ = PAIRS[0]
+    iou = np.float32(252 / 716)
+    assert _pair(tmp_path, a, b, iou, normalized=True) == [1]
+    assert _pair(tmp_path, a, b, np.nextafter(iou, np.float32(1)), normalized=True) == [2]

@@ -41,7 +41,7 @@ F32 = np.float32
 
 
 def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart, touch_test=True,
-              flat_is_apart=False):
+              flat_is_apart=False, nan_drops=None, latest_only=None):
     """Loop body over the sorted positions j (the iteration number): state keep f32 [N, K]; outer
     values the boxes ``boxes_t`` [K, N, 4], their corners ``cols`` and ``area`` [N, K], ``pos``
     [K] (0..K-1), the offset ``o``, ``thr`` and the cap (or None). Box j is dropped where a kept
@@ -84,7 +84,17 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart, t
     iou = node("Div", inter, node("Sub", node("Add", area, area_j), inter))
     if touch is not None:
         iou = node("Where", touch, iou, zero)
-    sup = node("And", node("Less", thr, iou), node("Less", pos, j))  # [N, K]
+    over = node("Less", thr, iou)
+    j1 = lambda: node("Unsqueeze", j, constant(np.int64([0])))  # noqa: E731
+    if nan_drops is not None:  # box j flagged: a NaN IoU drops it too
+        over = node("Or", over, node("And", node("IsNaN", iou), node("Gather", nan_drops, j1(), axis=1)))
+    sup = node("And", over, node("Less", pos, j))  # [N, K]
+    if latest_only is not None:  # box j flagged: only the latest kept box before it counts
+        before = node("Cast", node("And", node("Cast", keep, to=TensorProto.BOOL), node("Less", pos, j)),
+                      to=TensorProto.FLOAT)  # [N, K]: kept before j
+        latest = node("ArgMax", before, axis=1, keepdims=1, select_last_index=1)  # (none: K - 1, not < j)
+        counts = node("Or", node("Not", node("Gather", latest_only, j1(), axis=1)), node("Equal", pos, latest))
+        sup = node("And", sup, counts)
     axis1 = constant(np.int64([1]))
     kept_sup = node("ReduceSum", node("Mul", keep, node("Cast", sup, to=TensorProto.FLOAT)), axis1,
                     keepdims=1)  # [N, 1]: kept boxes suppressing j
@@ -105,7 +115,8 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart, t
 
 def greedy_nms(g, scope: str, boxes: str, keep0: str, count: str, offset: str, threshold: str,
                max_kept: str | None = None, area: str | None = None, empty_is_apart: bool = False,
-               touch_test: bool = True, flat_is_apart: bool = False) -> str:
+               touch_test: bool = True, flat_is_apart: bool = False, nan_drops: str | None = None,
+               latest_only: str | None = None) -> str:
     """The kept flags f32 ``[N, K]`` (1 kept, 0 dropped) of ``boxes`` f32 ``[N, K, 4]`` (x0, y0,
     x1, y1, each image's boxes sorted best first). ``keep0`` f32 [N, K]: 1 for the candidates (a
     0 box neither is kept nor suppresses); ``count`` int64 [1]: K; ``offset`` and ``threshold``
@@ -113,14 +124,16 @@ def greedy_nms(g, scope: str, boxes: str, keep0: str, count: str, offset: str, t
     ones (the Loop stops once every image has them). ``area`` f32 [N, K] (None: ``(x1 - x0 +
     offset) * (y1 - y0 + offset)``) and ``empty_is_apart`` as in the module's docstring;
     ``touch_test=False`` leaves out the touch test, ``flat_is_apart`` makes the IoU 0 where either
-    area is ``<= 0`` (MulticlassNms). ``scope`` prefixes the names of the body."""
+    area is ``<= 0`` (MulticlassNms); ``nan_drops`` and ``latest_only`` (bool [N, K] or None): box
+    j flagged is also dropped by a NaN IoU, resp. compared with the latest kept box before it only
+    (MulticlassNms's nms_eta loop). ``scope`` prefixes the names of the body."""
     cols = [g.Gather(boxes, i64(g, c), axis=-1) for c in range(4)]  # [N, K] each
     if area is None:
         area = g.Mul(g.Add(g.Sub(cols[2], cols[0]), offset), g.Add(g.Sub(cols[3], cols[1]), offset))
     k = g.Squeeze(count, i64(g, [0]))
     pos = g.Range(i64(g, 0), k, i64(g, 1))
     body = _nms_body(g, scope, g.Transpose(boxes, perm=[1, 0, 2]), cols, area, pos, offset, threshold, max_kept,
-                     empty_is_apart, touch_test, flat_is_apart)
+                     empty_is_apart, touch_test, flat_is_apart, nan_drops, latest_only)
     keep = g.op("Loop", k, g.const(True, np.bool_), keep0, _outputs=1, body=body)
     if max_kept is None:
         return keep

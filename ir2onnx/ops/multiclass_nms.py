@@ -11,8 +11,15 @@ Facts the lowering relies on (OpenVINO's MulticlassNms specification and referen
   is false, else 0: ``area = (x2 - x1 + o) * (y2 - y1 + o)``, IoU 0 when either area is ``<= 0``,
   else ``inter / (area_a + area_b - inter)``, ``inter = max(min(x2) - max(x1) + o, 0) * max(min(y2)
   - max(y1) + o, 0)`` (no touch test: a NaN IoU drops nothing).
-- ``nms_eta`` lowers the threshold only while it is above 0.5 (eta < 1): exact when it never
-  acts (eta >= 1 or iou_threshold <= 0.5), refused otherwise (ONNX has no adaptive threshold).
+- ``nms_eta`` lowers the threshold only while it is above 0.5 (eta < 1): refused where it acts
+  (eta < 1 and iou_threshold > 0.5). With 0 <= eta < 1 the plugin runs another loop
+  (``nmsWithEta``), which differs even where the threshold stays: it compares the kept boxes
+  latest first and stops at the first IoU >= threshold (dropped), or NaN (the score times 0:
+  dropped unless the score is 0), or, for a score equal to ``score_threshold``, after the first
+  one (kept if its IoU is below the threshold: measured). A box with a NaN IoU goes back to the
+  queue when ``0 > score_threshold``: refused. So a box whose score is above score_threshold is
+  dropped by any kept box with IoU >= threshold or NaN, one at the threshold by the latest kept
+  box only (NaN: dropped unless its score is 0): greedy_nms's ``nan_drops`` and ``latest_only``.
 - per image the kept boxes are ordered by descending score, then class, then box index;
   ``keep_top_k`` (not -1) keeps the first ones. sort_result_type ``classid`` reorders them by
   class, then descending score, then box index; ``score`` and ``none`` keep the score order.
@@ -93,11 +100,13 @@ def _stable_order(g, keys: str, largest: int) -> str:
     return order
 
 
-def _select(g, scope, bx: str, sc: str, pad_ok, m: str, nms_top_k: int, score_t, iou_t, normalized: bool) -> str:
+def _select(g, scope, bx: str, sc: str, pad_ok, m: str, nms_top_k: int, score_t, iou_t, normalized: bool,
+            eta_loop: bool) -> str:
     """The kept (batch, class, box) rows [S, 3] in (batch, class, score desc, box) order of boxes
     [B, M, 4] and scores [B, C, M] (``pad_ok``: a mask of real boxes, or None): the candidates
     (score >= score_t) sorted by score desc, then box (onnxruntime's TopK is stable), the first
-    min(nms_top_k, M) positions, greedy NMS over them per batch and class."""
+    min(nms_top_k, M) positions, greedy NMS over them per batch and class (``eta_loop``: the
+    plugin's nms_eta loop, see the module docstring)."""
     cand = g.GreaterOrEqual(sc, g.const(np.float32(score_t), np.float32, "score_threshold"))
     if pad_ok is not None:
         cand = g.And(cand, pad_ok)
@@ -111,12 +120,20 @@ def _select(g, scope, bx: str, sc: str, pad_ok, m: str, nms_top_k: int, score_t,
         order = g.GatherElements(order, first, axis=2)
     shape = g.Shape(order)  # [B, C, K]
     rows = g.Concat(g.Mul(_dims(g, order, 0, 1), _dims(g, order, 1, 2)), i64(g, [-1]), axis=0)
-    keep0 = g.Reshape(g.Cast(g.GatherElements(cand, order, axis=2), to=F32), rows)
+    cand_sorted = g.GatherElements(cand, order, axis=2)
+    keep0 = g.Reshape(g.Cast(cand_sorted, to=F32), rows)
+    nan_drops = latest_only = None
+    if eta_loop:
+        ssc = g.GatherElements(sc, order, axis=2)
+        latest_only = g.Reshape(g.And(cand_sorted, g.Equal(ssc, g.const(np.float32(score_t), np.float32, "score_t"))),
+                                rows)
+        nan_drops = g.Reshape(g.Not(g.Equal(ssc, g.const(np.float32(0), np.float32, "zero"))), rows)
     sboxes = g.GatherND(bx, g.Unsqueeze(order, i64(g, [3])), batch_dims=1)  # [B, C, K, 4]
     sboxes = g.Reshape(sboxes, g.Concat(rows, i64(g, [4]), axis=0))
     f32 = lambda v, hint: g.const(np.float32(v), np.float32, hint)  # noqa: E731
     kept = greedy_nms(g, scope, sboxes, keep0, _dims(g, order, 2, 3), f32(0 if normalized else 1, "offset"),
-                      f32(_next_below(iou_t), "iou_threshold"), touch_test=False, flat_is_apart=True)
+                      f32(_next_below(iou_t), "iou_threshold"), touch_test=False, flat_is_apart=True,
+                      nan_drops=nan_drops, latest_only=latest_only)
     nz = g.Transpose(g.NonZero(g.Cast(g.Reshape(kept, shape), to=TensorProto.BOOL)), perm=[1, 0])  # [S, 3]
     box = g.GatherND(order, nz)
     return g.Concat(g.Gather(nz, i64(g, [0, 1]), axis=1), g.Unsqueeze(box, i64(g, [1])), axis=1)
@@ -161,7 +178,11 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
         raise InvalidLayer(layer, "iou_threshold and score_threshold must not be NaN")
     if eta < 1 and iou_t > 0.5:
         raise UnsupportedLayer(layer, f"nms_eta {eta:g} < 1 with iou_threshold {iou_t:g} > 0.5 lowers the "
-                                      "threshold as boxes are kept; ONNX's NonMaxSuppression has no adaptive threshold")
+                                      "threshold as boxes are kept; the lowering has no adaptive threshold")
+    eta_loop = 0 <= eta < 1
+    if eta_loop and score_t < 0:
+        raise UnsupportedLayer(layer, f"nms_eta {eta:g} < 1 with score_threshold {score_t:g} < 0: OpenVINO's loop "
+                                      "puts a box whose IoU is NaN back in the queue with score 0")
     nms_top_k, keep_top_k, bg = int(a["nms_top_k"]), int(a["keep_top_k"]), int(a["background_class"])
     sort_type, across = a["sort_result_type"], bool(a["sort_result_across_batch"])
     g = ctx.b
@@ -173,7 +194,7 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
         n_img = _dims(g, bx, 0, 1)
     m = _dims(g, bx, 1, 2)  # [1] number of boxes
     sel = _select(g, layer.name, bx, sc, None if roisnum is None else pad_ok, m, nms_top_k, score_t, iou_t,
-                  bool(a["normalized"]))
+                  bool(a["normalized"]), eta_loop)
     b, c = g.Gather(sel, i64(g, 0), axis=1), g.Gather(sel, i64(g, 1), axis=1)
     if roisnum is not None:  # batch i*C + c
         n_c = g.Squeeze(n_cls, i64(g, [0]))

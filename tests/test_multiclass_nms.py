@@ -279,3 +279,16 @@ def test_iou_at_the_threshold_normalized(tmp_path):
     iou = np.float32(252 / 716)
     assert _pair(tmp_path, a, b, iou, normalized=True) == [1]
     assert _pair(tmp_path, a, b, np.nextafter(iou, np.float32(1)), normalized=True) == [2]
+
+
+@pytest.mark.parametrize("eta", [1.0, 0.5])
+def test_far_boxes_not_normalized(tmp_path, eta):
+    """Boxes at 3e7 on the f32 grid (step 2), some empty or flipped, scores on a 0.2 grid (some at
+    score_threshold): row for row with OpenVINO (the old NonMaxSuppression lowering differed)."""
+    xml = _ir(tmp_path, iou_threshold=0.5, score_threshold=0.2, nms_eta=eta, normalized=False)
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        lo = np.round(rng.uniform(0, 6, (2, 12, 2))) * 2 + 3e7
+        boxes = np.concatenate([lo, lo + np.round(rng.uniform(-1, 6, (2, 12, 2))) * 2], 2).astype(np.float32)
+        _, _, num = _run(xml, {"boxes": boxes, "scores": (rng.integers(0, 6, (2, 3, 12)) / 5).astype(np.float32)})
+        assert num.sum() > 0

@@ -292,3 +292,13 @@ def test_far_boxes_not_normalized(tmp_path, eta):
         boxes = np.concatenate([lo, lo + np.round(rng.uniform(-1, 6, (2, 12, 2))) * 2], 2).astype(np.float32)
         _, _, num = _run(xml, {"boxes": boxes, "scores": (rng.integers(0, 6, (2, 3, 12)) / 5).astype(np.float32)})
         assert num.sum() > 0
+
+
+def test_score_threshold_minus_inf(tmp_path):
+    """score_threshold -inf: -inf scores are candidates, NaN scores are not (they must not take
+    nms_top_k's places: candidates are sorted first)."""
+    xml = _ir(tmp_path, n=1, iou_threshold=0.5, score_threshold=float("-inf"), nms_top_k=3)
+    feeds = {"boxes": np.arange(5, dtype=np.float32)[None, :, None] * 2 + np.float32([0, 0, 1, 1]),
+             "scores": np.array([[[np.nan, -np.inf, np.nan, -np.inf, 0.5]]], np.float32)}
+    _, idx, _ = _run(xml, feeds)
+    assert idx.ravel().tolist() == [4, 1, 3]

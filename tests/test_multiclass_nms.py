@@ -125,6 +125,38 @@ def test_nms_eta_that_never_acts_converts(tmp_path):
 def test_refused(tmp_path):  # noqa: D103
     with pytest.raises(UnsupportedLayer, match="adaptive threshold"):
         convert(_ir(tmp_path, nms_eta=0.5, iou_threshold=0.7))
+    with pytest.raises(UnsupportedLayer, match="back in the queue"):
+        convert(_ir(tmp_path, nms_eta=0.5, iou_threshold=0.5, score_threshold=-0.1))
+
+
+@pytest.mark.parametrize("repeat,want", [(0, [0, 1, 2]), (1, [0, 1])])
+def test_nms_eta_loop_score_at_threshold(tmp_path, repeat, want):
+    """nms_eta < 1 (never acting): box 2 (score == threshold) is compared with the latest kept
+    box (1) only: a repeat of box 0 is kept, one of box 1 dropped (measured; nms_eta 1: dropped)."""
+    boxes = [[0, 0, 1, 1], [5, 5, 6, 6]]
+    feeds = {"boxes": np.array([boxes + [boxes[repeat]]], np.float32),
+             "scores": np.array([[[0.9, 0.8, 0.25]]], np.float32)}
+    for eta, kept in ((0.5, want), (1.0, [0, 1])):
+        _, idx, _ = _run(_ir(tmp_path, n=1, iou_threshold=0.5, score_threshold=0.25, nms_eta=eta), feeds)
+        assert idx.ravel().tolist() == kept
+
+
+INF = np.float32(np.inf)
+
+
+@pytest.mark.parametrize("eta,score_t,scores,want", [(1.0, 0.0, [0.9, 0.8, 0.7], [0, 1]),
+                                                      (0.5, 0.0, [0.9, 0.8, 0.7], [0]),
+                                                      (0.5, 0.0, [0.9, 0.0, 0.7], [0, 1]),
+                                                      (0.5, 0.5, [0.9, 0.5, 0.7], [0])])
+def test_nan_iou(tmp_path, eta, score_t, scores, want):
+    """Boxes 0 and 1 span -inf..inf: IoU inf / (inf + inf - inf) = NaN, which drops nothing with
+    nms_eta 1 and drops box 1 in the nms_eta loop unless its score is 0; box 2 (IoU 0) is dropped
+    at iou_threshold 0 (0 >= 0)."""
+    xml = _ir(tmp_path, n=1, iou_threshold=0.0, score_threshold=score_t, nms_eta=eta, normalized=True)
+    feeds = {"boxes": np.array([[[-INF, 0, INF, 1], [-INF, 0, INF, 1], [0, 5, 1, 6]]], np.float32),
+             "scores": np.array([[scores]], np.float32)}
+    _, idx, _ = _run(xml, feeds)
+    assert idx.ravel().tolist() == want
 
 
 def test_score_at_threshold_checked_against_every_kept_box(tmp_path):
@@ -209,3 +241,64 @@ def test_onnx_opsets(tmp_path, opset):
     want = run_openvino(xml, feeds)
     for g, w, what in zip(run_onnx(xml, feeds, opset=opset), want, NAMES):
         assert_bitexact(g, w, f"opset {opset} {what}")
+
+
+def _pair(tmp_path, a, b, thr, normalized=False):
+    xml = _ir(tmp_path, n=1, iou_threshold=float(thr), score_threshold=0.0, normalized=normalized)
+    feeds = {"boxes": np.array([[a, b]], np.float32), "scores": np.array([[[0.9, 0.8]]], np.float32)}
+    return _run(xml, feeds)[2].tolist()
+
+
+# (box a, box b, their IoU as OpenVINO's CPU plugin computes it, normalized=false): at 3e7 the
+# coordinates step by 2, so NMS on boxes with x2 + 1 (rounded) sees another IoU (0.35196), and
+# sub-pixel boxes whose IoU with x2 + 1 rounds 1 ulp lower (0.42085367)
+PAIRS = [([30000054.0, 30000054.0, 30000080.0, 30000076.0], [30000050.0, 30000050.0, 30000072.0, 30000068.0],
+          0.36869341135025024),
+         ([0.1350965052843094, 0.721488356590271, 0.5253543257713318, 0.3102418780326843],
+          [0.12659771740436554, 0.9551810622215271, 0.7857804298400879, 0.22491899132728577], 0.42085379362106323)]
+
+
+@pytest.mark.parametrize("a,b,iou", PAIRS)
+def test_iou_at_the_threshold_not_normalized(tmp_path, a, b, iou):
+    """IoU == iou_threshold drops box b; the next f32 above keeps it (x2 - x1 + 1 as OpenVINO)."""
+    assert _pair(tmp_path, a, b, np.float32(iou)) == [1]
+    assert _pair(tmp_path, a, b, np.nextafter(np.float32(iou), np.float32(1))) == [2]
+
+
+def test_sliver_box_not_normalized(tmp_path):
+    """x2 - x1 + 1 = 2**-23 > 0 (x2 + 1 - x1 rounds to 0): box a is a sliver that suppresses b,
+    IoU 2**-23 * 4 / 24 (about 2e-8)."""
+    a, b = [2.0472865104675293, 0.0, 1.0472866296768188, 3.0], [0.0, 0.0, 5.0, 3.0]
+    assert _pair(tmp_path, a, b, 1e-8) == [1]
+    assert _pair(tmp_path, a, b, 1e-7) == [2]
+
+
+def test_iou_at_the_threshold_normalized(tmp_path):
+    """normalized: no +1, the IoU of the pair at 3e7 (252 / 716) decides at == and the next f32."""
+    a, b, _ = PAIRS[0]
+    iou = np.float32(252 / 716)
+    assert _pair(tmp_path, a, b, iou, normalized=True) == [1]
+    assert _pair(tmp_path, a, b, np.nextafter(iou, np.float32(1)), normalized=True) == [2]
+
+
+@pytest.mark.parametrize("eta", [1.0, 0.5])
+def test_far_boxes_not_normalized(tmp_path, eta):
+    """Boxes at 3e7 on the f32 grid (step 2), some empty or flipped, scores on a 0.2 grid (some at
+    score_threshold): row for row with OpenVINO (the old NonMaxSuppression lowering differed)."""
+    xml = _ir(tmp_path, iou_threshold=0.5, score_threshold=0.2, nms_eta=eta, normalized=False)
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        lo = np.round(rng.uniform(0, 6, (2, 12, 2))) * 2 + 3e7
+        boxes = np.concatenate([lo, lo + np.round(rng.uniform(-1, 6, (2, 12, 2))) * 2], 2).astype(np.float32)
+        _, _, num = _run(xml, {"boxes": boxes, "scores": (rng.integers(0, 6, (2, 3, 12)) / 5).astype(np.float32)})
+        assert num.sum() > 0
+
+
+def test_score_threshold_minus_inf(tmp_path):
+    """score_threshold -inf: -inf scores are candidates, NaN scores are not (they must not take
+    nms_top_k's places: candidates are sorted first)."""
+    xml = _ir(tmp_path, n=1, iou_threshold=0.5, score_threshold=float("-inf"), nms_top_k=3)
+    feeds = {"boxes": np.arange(5, dtype=np.float32)[None, :, None] * 2 + np.float32([0, 0, 1, 1]),
+             "scores": np.array([[[np.nan, -np.inf, np.nan, -np.inf, 0.5]]], np.float32)}
+    _, idx, _ = _run(xml, feeds)
+    assert idx.ravel().tolist() == [4, 1, 3]

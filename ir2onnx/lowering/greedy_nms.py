@@ -23,6 +23,12 @@ offset`` is ``<= 0`` (NaN is not), where ``nms_cpu`` goes on with ``max(0, side)
 boxes that touch that side is <= 0 only for a box of width or height <= 0, and the two differ
 only where ``nms_cpu``'s IoU is then NaN (``0 * inf`` or ``0 / 0``: kept, where 0 drops), i.e.
 for a negative threshold (tests/test_experimental_detectron_detection_output.py measures one).
+
+MulticlassNms-8/-9 (image and class as the images) uses it with ``touch_test=False`` and
+``flat_is_apart``: its ``intersectionOverUnion`` returns 0 when either area ``(x1 - x0 + offset)
+* (y1 - y0 + offset)`` is ``<= 0`` and otherwise divides with no touch test (boxes apart give
+``max(0, side) = 0``, NaN where the other side is inf); it drops at ``IoU >= thr``, which is
+``thr' < IoU`` with ``thr'`` the next float32 below ``thr``.
 """
 from __future__ import annotations
 
@@ -34,7 +40,8 @@ from .shapes import i64
 F32 = np.float32
 
 
-def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart):
+def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart, touch_test=True,
+              flat_is_apart=False, nan_drops=None, latest_only=None):
     """Loop body over the sorted positions j (the iteration number): state keep f32 [N, K]; outer
     values the boxes ``boxes_t`` [K, N, 4], their corners ``cols`` and ``area`` [N, K], ``pos``
     [K] (0..K-1), the offset ``o``, ``thr`` and the cap (or None). Box j is dropped where a kept
@@ -60,16 +67,34 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart):
     nodes.append(helper.make_node("Split", [box, constant(np.int64([1, 1, 1, 1]))], [bx0, by0, bx1, by1], axis=1))
     x0, y0, x1, y1 = cols  # [N, K]: box i
     zero = constant(F32(0))
-    touch = node("And", node("And", node("LessOrEqual", x0, bx1), node("LessOrEqual", y0, by1)),
-                 node("And", node("LessOrEqual", bx0, x1), node("LessOrEqual", by0, y1)))
+    touch = None
+    if touch_test:
+        touch = node("And", node("And", node("LessOrEqual", x0, bx1), node("LessOrEqual", y0, by1)),
+                     node("And", node("LessOrEqual", bx0, x1), node("LessOrEqual", by0, y1)))
     raw = [node("Add", node("Sub", node("Min", hi, bhi), node("Max", lo, blo)), o)
            for lo, hi, blo, bhi in ((x0, x1, bx0, bx1), (y0, y1, by0, by1))]
     inter = node("Mul", *(node("Max", zero, r) for r in raw))
     if empty_is_apart:  # no IoU where a side is <= 0 (a NaN side is not)
-        touch = node("And", touch, node("Not", node("Or", *(node("LessOrEqual", r, zero) for r in raw))))
+        side_ok = node("Not", node("Or", *(node("LessOrEqual", r, zero) for r in raw)))
+        touch = side_ok if touch is None else node("And", touch, side_ok)
     area_j = node("Gather", area, node("Unsqueeze", j, constant(np.int64([0]))), axis=1)  # [N, 1]
-    iou = node("Where", touch, node("Div", inter, node("Sub", node("Add", area, area_j), inter)), zero)
-    sup = node("And", node("Less", thr, iou), node("Less", pos, j))  # [N, K]
+    if flat_is_apart:  # no IoU where an area is <= 0 (a NaN area is not)
+        flat = node("Not", node("Or", node("LessOrEqual", area, zero), node("LessOrEqual", area_j, zero)))
+        touch = flat if touch is None else node("And", touch, flat)
+    iou = node("Div", inter, node("Sub", node("Add", area, area_j), inter))
+    if touch is not None:
+        iou = node("Where", touch, iou, zero)
+    over = node("Less", thr, iou)
+    j1 = lambda: node("Unsqueeze", j, constant(np.int64([0])))  # noqa: E731
+    if nan_drops is not None:  # box j flagged: a NaN IoU drops it too
+        over = node("Or", over, node("And", node("IsNaN", iou), node("Gather", nan_drops, j1(), axis=1)))
+    sup = node("And", over, node("Less", pos, j))  # [N, K]
+    if latest_only is not None:  # box j flagged: only the latest kept box before it counts
+        before = node("Cast", node("And", node("Cast", keep, to=TensorProto.BOOL), node("Less", pos, j)),
+                      to=TensorProto.FLOAT)  # [N, K]: kept before j
+        latest = node("ArgMax", before, axis=1, keepdims=1, select_last_index=1)  # (none: K - 1, not < j)
+        counts = node("Or", node("Not", node("Gather", latest_only, j1(), axis=1)), node("Equal", pos, latest))
+        sup = node("And", sup, counts)
     axis1 = constant(np.int64([1]))
     kept_sup = node("ReduceSum", node("Mul", keep, node("Cast", sup, to=TensorProto.FLOAT)), axis1,
                     keepdims=1)  # [N, 1]: kept boxes suppressing j
@@ -89,21 +114,26 @@ def _nms_body(g, scope, boxes_t, cols, area, pos, o, thr, cap, empty_is_apart):
 
 
 def greedy_nms(g, scope: str, boxes: str, keep0: str, count: str, offset: str, threshold: str,
-               max_kept: str | None = None, area: str | None = None, empty_is_apart: bool = False) -> str:
+               max_kept: str | None = None, area: str | None = None, empty_is_apart: bool = False,
+               touch_test: bool = True, flat_is_apart: bool = False, nan_drops: str | None = None,
+               latest_only: str | None = None) -> str:
     """The kept flags f32 ``[N, K]`` (1 kept, 0 dropped) of ``boxes`` f32 ``[N, K, 4]`` (x0, y0,
     x1, y1, each image's boxes sorted best first). ``keep0`` f32 [N, K]: 1 for the candidates (a
     0 box neither is kept nor suppresses); ``count`` int64 [1]: K; ``offset`` and ``threshold``
     f32 scalars; ``max_kept`` (f32 scalar or None): at most that many kept per image, the first
     ones (the Loop stops once every image has them). ``area`` f32 [N, K] (None: ``(x1 - x0 +
-    offset) * (y1 - y0 + offset)``) and ``empty_is_apart`` as in the module's docstring.
-    ``scope`` prefixes the names of the body."""
+    offset) * (y1 - y0 + offset)``) and ``empty_is_apart`` as in the module's docstring;
+    ``touch_test=False`` leaves out the touch test, ``flat_is_apart`` makes the IoU 0 where either
+    area is ``<= 0`` (MulticlassNms); ``nan_drops`` and ``latest_only`` (bool [N, K] or None): box
+    j flagged is also dropped by a NaN IoU, resp. compared with the latest kept box before it only
+    (MulticlassNms's nms_eta loop). ``scope`` prefixes the names of the body."""
     cols = [g.Gather(boxes, i64(g, c), axis=-1) for c in range(4)]  # [N, K] each
     if area is None:
         area = g.Mul(g.Add(g.Sub(cols[2], cols[0]), offset), g.Add(g.Sub(cols[3], cols[1]), offset))
     k = g.Squeeze(count, i64(g, [0]))
     pos = g.Range(i64(g, 0), k, i64(g, 1))
     body = _nms_body(g, scope, g.Transpose(boxes, perm=[1, 0, 2]), cols, area, pos, offset, threshold, max_kept,
-                     empty_is_apart)
+                     empty_is_apart, touch_test, flat_is_apart, nan_drops, latest_only)
     keep = g.op("Loop", k, g.const(True, np.bool_), keep0, _outputs=1, body=body)
     if max_kept is None:
         return keep

@@ -6,11 +6,20 @@ Facts the lowering relies on (OpenVINO's MulticlassNms specification and referen
   ``background_class`` skipped) a box is a candidate when ``score >= score_threshold``; the
   candidates are ordered by descending score, equal scores by the smaller box index; only the
   first ``nms_top_k`` of them (all for -1) enter NMS.
-- NMS: a candidate is dropped when its IoU with a box already kept is ``>= iou_threshold``.
-  IoU adds 1 to widths and heights when ``normalized`` is false; a box whose width or height
-  (with that +1) is not positive overlaps nothing (IoU 0).
-- ``nms_eta`` lowers the threshold only while it is above 0.5 (eta < 1): exact when it never
-  acts (eta >= 1 or iou_threshold <= 0.5), refused otherwise (ONNX has no adaptive threshold).
+- NMS (OpenVINO's CPU plugin, ``intersectionOverUnion``): a candidate is dropped when its IoU
+  with a box already kept is ``>= iou_threshold``; in float32 with ``o`` = 1 when ``normalized``
+  is false, else 0: ``area = (x2 - x1 + o) * (y2 - y1 + o)``, IoU 0 when either area is ``<= 0``,
+  else ``inter / (area_a + area_b - inter)``, ``inter = max(min(x2) - max(x1) + o, 0) * max(min(y2)
+  - max(y1) + o, 0)`` (no touch test: a NaN IoU drops nothing).
+- ``nms_eta`` lowers the threshold only while it is above 0.5 (eta < 1): refused where it acts
+  (eta < 1 and iou_threshold > 0.5). With 0 <= eta < 1 the plugin runs another loop
+  (``nmsWithEta``), which differs even where the threshold stays: it compares the kept boxes
+  latest first and stops at the first IoU >= threshold (dropped), or NaN (the score times 0:
+  dropped unless the score is 0), or, for a score equal to ``score_threshold``, after the first
+  one (kept if its IoU is below the threshold: measured). A box with a NaN IoU goes back to the
+  queue when ``0 > score_threshold``: refused. So a box whose score is above score_threshold is
+  dropped by any kept box with IoU >= threshold or NaN, one at the threshold by the latest kept
+  box only (NaN: dropped unless its score is 0): greedy_nms's ``nan_drops`` and ``latest_only``.
 - per image the kept boxes are ordered by descending score, then class, then box index;
   ``keep_top_k`` (not -1) keeps the first ones. sort_result_type ``classid`` reorders them by
   class, then descending score, then box index; ``score`` and ``none`` keep the score order.
@@ -20,13 +29,15 @@ Facts the lowering relies on (OpenVINO's MulticlassNms specification and referen
   as OpenVINO's CPU plugin returns), selected_indices [K, 1] = image * M + box,
   selected_num [N].
 
-ONNX chain: ``>=`` thresholds become ONNX's ``>`` at the next f32 below the threshold;
-nms_top_k is a TopK + ScatterElements mask (scores outside the top become NaN, which ONNX never
-selects); ``normalized=false`` adds 1 to x2, y2 of NMS's copy of the boxes (the arithmetic may
-round differently from OpenVINO's ``x2 - x1 + 1``: IoUs within 1 ulp of the threshold may decide
-differently); empty boxes become (0, 0, 0, 0), which ONNX's NonMaxSuppression never suppresses
-with; the row orders come from onnxruntime's TopK, which orders equal keys by the smaller
-position (stable), over NonMaxSuppression's (image, class, score desc, box) rows.
+ONNX chain: candidates (``score >= score_threshold``) sorted by TopK (non-candidates as -inf;
+onnxruntime's TopK orders equal keys by the smaller position), the first min(nms_top_k, M)
+positions, then the greedy NMS Loop of ``lowering/greedy_nms.py`` over them with every (image,
+class) as one of its images (offset ``o``, no touch test, ``flat_is_apart``; ``IoU >= t`` as ``t'
+< IoU`` with t' the next float32 below t), NonZero of the kept flags, which gives
+NonMaxSuppression's (image, class, score desc, box) rows. ONNX's NonMaxSuppression is not used: it
+has no offset (adding 1 to x2 rounds differently from ``x2 - x1 + 1``: measured on boxes at 3e7
+and on sub-pixel boxes, tests/test_multiclass_nms.py), it takes min/max of the corners and it
+has no area test. The row orders come from onnxruntime's TopK (stable) over those rows.
 The roisnum form of -9 (boxes [C, S, 4] and scores [C, S] per class, image i holding the next
 roisnum[i] boxes; a non-positive count: none) gathers image i, class c into NMS batch i*C + c,
 padded to the largest count; its selected_indices are (position in S) * C + class.
@@ -39,6 +50,7 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
+from ..lowering.greedy_nms import greedy_nms
 from ..lowering.indices import output_type
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
@@ -88,16 +100,43 @@ def _stable_order(g, keys: str, largest: int) -> str:
     return order
 
 
-def _nms_boxes(g, bx: str, normalized: bool) -> str:
-    """NMS's copy of the boxes: x2, y2 + 1 when not normalized; empty boxes -> zeros."""
-    x1, y1, x2, y2 = g.Split(bx, i64(g, [1, 1, 1, 1]), axis=2, _outputs=4)
-    if not normalized:
-        one = g.const(np.float32(1), np.float32, "one")
-        x2, y2 = g.Add(x2, one), g.Add(y2, one)
-    ok = g.And(g.Greater(g.Sub(x2, x1), g.const(np.float32(0), np.float32, "zero")),
-               g.Greater(g.Sub(y2, y1), g.const(np.float32(0), np.float32, "zero")))
-    shifted = g.Concat(x1, y1, x2, y2, axis=2)
-    return g.Where(ok, shifted, g.const(np.float32(0), np.float32, "zero"))
+def _select(g, scope, bx: str, sc: str, pad_ok, m: str, nms_top_k: int, score_t, iou_t, normalized: bool,
+            eta_loop: bool) -> str:
+    """The kept (batch, class, box) rows [S, 3] in (batch, class, score desc, box) order of boxes
+    [B, M, 4] and scores [B, C, M] (``pad_ok``: a mask of real boxes, or None): the candidates
+    (score >= score_t) sorted by score desc, then box (onnxruntime's TopK is stable), the first
+    min(nms_top_k, M) positions, greedy NMS over them per batch and class (``eta_loop``: the
+    plugin's nms_eta loop, see the module docstring)."""
+    cand = g.GreaterOrEqual(sc, g.const(np.float32(score_t), np.float32, "score_threshold"))
+    if pad_ok is not None:
+        cand = g.And(cand, pad_ok)
+    minus_inf = g.const(np.float32(-np.inf), np.float32, "minus_inf")
+    k = m if nms_top_k < 0 else g.Min(m, i64(g, [nms_top_k], "nms_top_k"))
+    _, order = g.TopK(g.Where(cand, sc, minus_inf), m if score_t == -np.inf else k, axis=2, largest=1, sorted=1,
+                      _outputs=2)
+    if score_t == -np.inf:  # candidates at -inf tie with the others: candidates first (stable)
+        _, first = g.TopK(g.Cast(g.GatherElements(cand, order, axis=2), to=F32), k, axis=2, largest=1, sorted=1,
+                          _outputs=2)
+        order = g.GatherElements(order, first, axis=2)
+    shape = g.Shape(order)  # [B, C, K]
+    rows = g.Concat(g.Mul(_dims(g, order, 0, 1), _dims(g, order, 1, 2)), i64(g, [-1]), axis=0)
+    cand_sorted = g.GatherElements(cand, order, axis=2)
+    keep0 = g.Reshape(g.Cast(cand_sorted, to=F32), rows)
+    nan_drops = latest_only = None
+    if eta_loop:
+        ssc = g.GatherElements(sc, order, axis=2)
+        latest_only = g.Reshape(g.And(cand_sorted, g.Equal(ssc, g.const(np.float32(score_t), np.float32, "score_t"))),
+                                rows)
+        nan_drops = g.Reshape(g.Not(g.Equal(ssc, g.const(np.float32(0), np.float32, "zero"))), rows)
+    sboxes = g.GatherND(bx, g.Unsqueeze(order, i64(g, [3])), batch_dims=1)  # [B, C, K, 4]
+    sboxes = g.Reshape(sboxes, g.Concat(rows, i64(g, [4]), axis=0))
+    f32 = lambda v, hint: g.const(np.float32(v), np.float32, hint)  # noqa: E731
+    kept = greedy_nms(g, scope, sboxes, keep0, _dims(g, order, 2, 3), f32(0 if normalized else 1, "offset"),
+                      f32(_next_below(iou_t), "iou_threshold"), touch_test=False, flat_is_apart=True,
+                      nan_drops=nan_drops, latest_only=latest_only)
+    nz = g.Transpose(g.NonZero(g.Cast(g.Reshape(kept, shape), to=TensorProto.BOOL)), perm=[1, 0])  # [S, 3]
+    box = g.GatherND(order, nz)
+    return g.Concat(g.Gather(nz, i64(g, [0, 1]), axis=1), g.Unsqueeze(box, i64(g, [1])), axis=1)
 
 
 def _dims(g, x: str, start: int, end: int) -> str:
@@ -139,7 +178,11 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
         raise InvalidLayer(layer, "iou_threshold and score_threshold must not be NaN")
     if eta < 1 and iou_t > 0.5:
         raise UnsupportedLayer(layer, f"nms_eta {eta:g} < 1 with iou_threshold {iou_t:g} > 0.5 lowers the "
-                                      "threshold as boxes are kept; ONNX's NonMaxSuppression has no adaptive threshold")
+                                      "threshold as boxes are kept; the lowering has no adaptive threshold")
+    eta_loop = 0 <= eta < 1
+    if eta_loop and score_t < 0:
+        raise UnsupportedLayer(layer, f"nms_eta {eta:g} < 1 with score_threshold {score_t:g} < 0: OpenVINO's loop "
+                                      "puts a box whose IoU is NaN back in the queue with score 0")
     nms_top_k, keep_top_k, bg = int(a["nms_top_k"]), int(a["keep_top_k"]), int(a["background_class"])
     sort_type, across = a["sort_result_type"], bool(a["sort_result_across_batch"])
     g = ctx.b
@@ -150,23 +193,8 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
     else:
         n_img = _dims(g, bx, 0, 1)
     m = _dims(g, bx, 1, 2)  # [1] number of boxes
-    nan = g.const(np.float32(np.nan), np.float32, "nan")
-    sc_nms = sc if roisnum is None else g.Where(pad_ok, sc, nan)
-    if nms_top_k > -1:
-        k = g.Min(m, i64(g, [nms_top_k], "nms_top_k"))
-        _, top = g.TopK(sc, k, axis=2, largest=1, sorted=1, _outputs=2)
-        zeros = g.ConstantOfShape(g.Shape(sc))  # f32 zeros
-        ones = g.Expand(g.const(np.float32(1), np.float32, "one"), g.Shape(top))
-        mask = g.Cast(g.ScatterElements(zeros, top, ones, axis=2), to=TensorProto.BOOL)
-        sc_nms = g.Where(mask, sc_nms, nan)
-    max_out = m
-    if iou_t <= 0:  # every IoU (>= 0) reaches it: one box per class
-        max_out, iou_gt = i64(g, [1], "one_box"), np.float32(0)
-    else:
-        iou_gt = min(_next_below(iou_t), np.float32(1))
-    sel = g.NonMaxSuppression(_nms_boxes(g, bx, bool(a["normalized"])), sc_nms, max_out,
-                              g.const([iou_gt], np.float32, "iou_threshold"),
-                              g.const([_next_below(score_t)], np.float32, "score_threshold"))
+    sel = _select(g, layer.name, bx, sc, None if roisnum is None else pad_ok, m, nms_top_k, score_t, iou_t,
+                  bool(a["normalized"]), eta_loop)
     b, c = g.Gather(sel, i64(g, 0), axis=1), g.Gather(sel, i64(g, 1), axis=1)
     if roisnum is not None:  # batch i*C + c
         n_c = g.Squeeze(n_cls, i64(g, [0]))

@@ -1,11 +1,12 @@
-"""Oracle of MulticlassNms-8/-9 (shared boxes, and -9's roisnum form), from the spec text.
+"""Oracle of MulticlassNms-8/-9 (shared boxes, and -9's roisnum form), from the spec text and,
+where they differ, OpenVINO's CPU plugin (measured).
 
 Per image and class (``background_class`` skipped): candidates are the boxes with
 ``score >= score_threshold``, ordered by descending score (equal scores: smaller box index),
 the first ``nms_top_k`` kept (-1: all); a candidate is kept unless its IoU with an already kept
-box is ``>= iou_threshold`` (the adaptive threshold: multiplied by nms_eta after each kept box
-while it is above 0.5 and eta < 1). IoU in f32 with +1 on widths/heights when not normalized;
-a box of non-positive area overlaps nothing. Per image the kept boxes are sorted by (score desc,
+box is ``>= iou_threshold`` (a NaN IoU drops nothing); 0 <= nms_eta < 1: the plugin's other
+loop (``_eta_loop``: an adaptive threshold, and early stops). IoU in f32 with +1 on widths and
+heights when not normalized; a box of non-positive area overlaps nothing. Per image the kept boxes are sorted by (score desc,
 class, box); ``keep_top_k`` keeps the first; ``classid`` re-sorts them by (class, score desc,
 box). Across batches ``score`` sorts all rows by (score desc, image, class, box) and
 ``classid`` by (class, image, score desc, box). Rows [class, score, x1, y1, x2, y2], indices
@@ -31,7 +32,8 @@ def iou(a, b, norm: np.float32) -> np.float32:
     h = max(min(ay2, by2) - max(ay1, by1) + norm, F(0))
     w = max(min(ax2, bx2) - max(ax1, bx1) + norm, F(0))
     inter = h * w
-    return F(inter / (area_a + area_b - inter))
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN
+        return F(inter / (area_a + area_b - inter))
 
 
 def _one_class(boxes, scores, attrs):
@@ -40,15 +42,49 @@ def _one_class(boxes, scores, attrs):
     eta, top = F(attrs["nms_eta"]), int(attrs["nms_top_k"])
     norm = F(0) if attrs["normalized"] else F(1)
     cand = sorted((i for i in range(len(scores)) if F(scores[i]) >= score_t), key=lambda i: (-F(scores[i]), i))
+    if 0 <= eta < 1:
+        return _eta_loop(boxes, [(F(scores[i]), i) for i in cand], attrs, norm, eta, top)
     if top > -1:
         cand = cand[:top]
     kept: list[int] = []
-    for i in cand:
-        if all(iou(boxes[i], boxes[j], norm) < thr for j in kept):
+    for i in cand:  # a NaN IoU drops nothing
+        if not any(iou(boxes[i], boxes[j], norm) >= thr for j in kept):
             kept.append(i)
-            if eta < 1 and thr > 0.5:
-                thr = F(thr * eta)
     return [(i, F(scores[i])) for i in kept]
+
+
+def _eta_loop(boxes, queue, attrs, norm, eta, top):
+    """OpenVINO's loop for 0 <= nms_eta < 1: the best (score, -index) popped at most
+    min(nms_top_k, candidates) times; its score is multiplied by 0 by an IoU that is not
+    ``<= threshold``; the kept boxes are compared latest first (those kept since it was queued),
+    stopping at an IoU ``>= threshold`` (dropped) or once its score is ``<= score_threshold``;
+    a box not dropped is kept if its score did not change, else queued again if it is still above
+    score_threshold; the threshold times eta after each box not dropped while it is above 0.5."""
+    score_t, thr = F(attrs["score_threshold"]), F(attrs["iou_threshold"])
+    queue = [(s, i, 0) for s, i in queue]
+    pops = len(queue) if top < 0 else min(top, len(queue))
+    kept: list[tuple[int, np.float32]] = []
+    while pops and queue:
+        best = min(range(len(queue)), key=lambda q: (-queue[q][0], queue[q][1]))
+        orig, i, begin = queue.pop(best)
+        pops -= 1
+        score, selected = orig, True
+        for k in range(len(kept) - 1, begin - 1, -1):
+            v = iou(boxes[i], boxes[kept[k][0]], norm)
+            score = F(score * (F(1) if v <= thr else F(0)))
+            if v >= thr:
+                selected = False
+                break
+            if score <= score_t:
+                break
+        if selected:
+            if thr > 0.5:
+                thr = F(thr * eta)
+            if score == orig:
+                kept.append((i, score))
+            elif score > score_t:
+                queue.append((score, i, len(kept)))
+    return kept
 
 
 @oracle("MulticlassNms", "opset8")

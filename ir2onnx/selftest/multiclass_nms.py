@@ -33,6 +33,10 @@ def _boxes(shape=(2, 6, 3)):
 # box 3 has a score equal to the threshold (kept: >=)
 EDGE = {"boxes": np.array([[[0, 0, 2, 1], [0, 0, 1, 1], [5, 5, 6, 6], [8, 8, 9, 9]]], np.float32),
         "scores": np.array([[[0.9, 0.8, 0.1, 0.25]]], np.float32)}
+# normalized=false at 3e7 (coordinates step by 2): OpenVINO's IoU (x2 - x1 + 1) is exactly the
+# threshold, so box 1 is suppressed (x2 + 1 would round to another IoU)
+FAR = {"boxes": np.array([[[30000054, 30000054, 30000080, 30000076], [30000050, 30000050, 30000072, 30000068]]],
+                         np.float32), "scores": np.array([[[0.9, 0.8]]], np.float32)}
 
 CASES = [
     Case("mnms9/score-keep-top-k", ("MulticlassNms", "opset9"),
@@ -48,6 +52,9 @@ CASES = [
          ov_build(_mnms("opset8", shape=(1, 4, 1), sort_result_type="none", iou_threshold=0.5,
                         score_threshold=0.25)), inputs=EDGE,
          expect={"selected_indices": np.array([[0], [3]], np.int64)}),
+    Case("mnms8/not-normalized-far", ("MulticlassNms", "opset8"),
+         ov_build(_mnms("opset8", shape=(1, 2, 1), iou_threshold=0.36869341135025024, score_threshold=0.0,
+                        normalized=False)), inputs=FAR, expect={"selected_indices": np.array([[0]], np.int64)}),
 ]
 
 

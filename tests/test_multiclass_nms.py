@@ -10,11 +10,11 @@ import openvino.opset8 as o8
 import openvino.opset9 as o9
 import pytest
 
-import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import UnsupportedLayer
-from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+
+from util import all_outputs_bitexact
 
 NAMES = ("selected_outputs", "selected_indices", "selected_num")
 
@@ -41,14 +41,7 @@ def _data(seed, n=2, m=8, c=3, dtype=np.float32):
 
 
 def _run(xml, feeds, openvino=True):
-    got = run_onnx(xml, feeds)
-    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
-    for g, w, what in zip(got, want, NAMES):
-        assert_bitexact(g, w, f"oracle {what}")
-    if openvino:
-        for g, o, what in zip(got, run_openvino(xml, feeds), NAMES):
-            assert_bitexact(g, o, f"openvino {what}")
-    return got
+    return all_outputs_bitexact(xml, feeds, openvino, NAMES)
 
 
 GRID = list(itertools.product(["none", "score", "classid"], [False, True], [-1, 3], [-1, 4], [-1, 0]))

@@ -11,12 +11,12 @@ import openvino as ov
 import openvino.opset13 as o13
 import pytest
 
-import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import InvalidLayer
-from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.oracles.nms_rotated import iou as oracle_iou
-from ir2onnx.testing import assert_bitexact, assert_check, ov_parameter, ov_save, run_onnx, run_openvino
+from ir2onnx.testing import assert_bitexact, assert_check, ov_parameter, ov_save, run_openvino
+
+from util import all_outputs_bitexact
 
 NAMES = ("indices", "scores", "valid")
 
@@ -60,14 +60,7 @@ def _margin(boxes, t, clockwise=True):
 
 
 def _run(xml, feeds, openvino=True):
-    got = run_onnx(xml, feeds)
-    want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
-    for g, w, what in zip(got, want, NAMES):
-        assert_bitexact(g, w, f"oracle {what}")
-    if openvino:
-        for g, o, what in zip(got, run_openvino(xml, feeds), NAMES):
-            assert_bitexact(g, o, f"openvino {what}")
-    return got
+    return all_outputs_bitexact(xml, feeds, openvino, NAMES)
 
 
 @pytest.mark.parametrize("clockwise", [True, False])

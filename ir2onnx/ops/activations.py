@@ -18,6 +18,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
+from .activations_checks import check_scalar_param, clamp_bounds, refuse_f64, slope_shape, type_name
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -61,21 +62,6 @@ def sigmoid(ctx, layer, inputs):
 def tanh(ctx, layer, inputs):
     """Tanh-1 -> Tanh."""
     return float_elementwise(ctx, layer, inputs, ctx.b.Tanh, np.tanh)
-
-
-def clamp_bounds(layer, etype) -> tuple[float | int, float | int]:
-    """The bounds in the input's type: integers take ceil(min) and floor(max), saturated."""
-    lo, hi = float(layer.attrs["min"]), float(layer.attrs["max"])
-    if math.isnan(lo) or math.isnan(hi) or lo > hi:
-        raise InvalidLayer(layer, f"min={lo} must not be greater than max={hi}")
-    if not etype.is_integer:
-        return lo, hi
-    info = np.iinfo(etype.numpy)
-    lo_i = info.min if lo <= info.min else (info.max if lo >= info.max else math.ceil(lo))
-    hi_i = info.max if hi >= info.max else (info.min if hi <= info.min else math.floor(hi))
-    if lo_i > hi_i:
-        raise UnsupportedLayer(layer, f"min={lo} and max={hi} leave no integer between them")
-    return lo_i, hi_i
 
 
 @lowers("Clamp", "opset1")
@@ -170,31 +156,6 @@ def _softplus(v: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, v)
 
 
-def _refuse_f64(layer, x, onnx_op: str) -> None:
-    """onnxruntime's CPU Elu and Softplus have no f64 kernel (constants still fold)."""
-    if x.etype is not None and x.etype.name == "f64" and not foldable(x):
-        raise UnsupportedLayer(layer, f"{layer.type} on f64 is not supported (onnxruntime's {onnx_op} "
-                                      "is f16/f32 only)")
-
-
-def _slope_shape(layer, x, slope) -> tuple | None:
-    """The shape the slope takes before numpy broadcasting: OpenVINO puts a 1-D slope whose size
-    equals the channel dim (dim 1, or dim 0 of a 1-D input) along that dim."""
-    if x.rank is None or slope.shape is None:
-        raise UnsupportedLayer(layer, "PReLU needs inputs of known rank")
-    if len(slope.shape) != 1 or x.rank < 2:
-        return None
-    channel, size = x.shape[1], slope.shape[0]
-    if channel is None or size is None:
-        if size == 1:
-            return None
-        raise UnsupportedLayer(layer, "PReLU with a dynamic channel dim or slope size is not supported "
-                                      "(OpenVINO decides per-channel or numpy broadcasting by the sizes)")
-    if channel == size:
-        return (size,) + (1,) * (x.rank - 2)
-    return None
-
-
 @lowers("PReLU", "opset1")
 def prelu(ctx, layer, inputs):
     """PReLU-1 -> PRelu (a per-channel 1-D slope reshaped to [C, 1, ...] first).
@@ -208,7 +169,7 @@ def prelu(ctx, layer, inputs):
     if slope.etype is None or slope.etype.name not in FLOAT_TYPES:
         raise InvalidLayer(layer, f"slope is {slope.etype.name if slope.etype else '?'}; PReLU needs a float slope")
     wide = x.etype if x.etype.bits >= slope.etype.bits else slope.etype
-    shape = _slope_shape(layer, x, slope)
+    shape = slope_shape(layer, x, slope)
     if shape is None and slope.rank > x.rank:
         raise InvalidLayer(layer, f"slope of rank {slope.rank} does not broadcast to data of rank {x.rank}")
     if foldable(x) and foldable(slope):
@@ -233,7 +194,7 @@ def prelu(ctx, layer, inputs):
 def elu(ctx, layer, inputs):
     """Elu-1 -> Elu(alpha): x if x > 0 else alpha * (exp(x) - 1)."""
     alpha = float(layer.attrs["alpha"])
-    _refuse_f64(layer, inputs[0], "Elu")
+    refuse_f64(layer, inputs[0], "Elu")
     return float_elementwise(ctx, layer, inputs, lambda x: ctx.b.Elu(x, alpha=alpha),
                   lambda v: np.where(v > 0, v, alpha * np.expm1(v)))
 
@@ -241,7 +202,7 @@ def elu(ctx, layer, inputs):
 @lowers("SoftPlus", "opset4")
 def softplus(ctx, layer, inputs):
     """SoftPlus-4 -> Softplus: ln(1 + exp(x))."""
-    _refuse_f64(layer, inputs[0], "Softplus")
+    refuse_f64(layer, inputs[0], "Softplus")
     return float_elementwise(ctx, layer, inputs, ctx.b.Softplus, _softplus)
 
 
@@ -252,7 +213,7 @@ def mish(ctx, layer, inputs):
     if ctx.opset >= 18:
         emit = g.Mish
     else:
-        _refuse_f64(layer, inputs[0], "Softplus")
+        refuse_f64(layer, inputs[0], "Softplus")
 
         def emit(x):
             return g.Mul(x, g.Tanh(g.Softplus(x)))
@@ -260,10 +221,6 @@ def mish(ctx, layer, inputs):
 
 
 # -- HSigmoid, SoftSign, Selu ----------------------------------------------------------------
-def _name(x) -> str:
-    return x.etype.name if x.etype is not None else "?"
-
-
 @lowers("HSigmoid", "opset5")
 def hsigmoid(ctx, layer, inputs):
     """HSigmoid-5 -> Add, Clip, Div: min(max(x + 3, 0), 6) / 6 (f16, f32, f64)."""
@@ -276,18 +233,11 @@ def softsign(ctx, layer, inputs):
     g = ctx.b
 
     def emit(x):
-        if _name(x) == "f64":  # onnxruntime's Softsign has no double kernel
+        if type_name(x) == "f64":  # onnxruntime's Softsign has no double kernel
             return g.Div(x, g.Add(g.Abs(x), _scalar(ctx, 1, x.etype)))
         return g.Softsign(x)
 
     return float_elementwise(ctx, layer, inputs, emit, lambda v: v / (1 + np.abs(v)))
-
-
-def _scalar_param(layer, v, what: str, x) -> None:
-    if v.etype != x.etype:
-        raise InvalidLayer(layer, f"{what} must have the data's element type {_name(x)}, got {_name(v)}")
-    if v.shape is not None and int(np.prod(v.shape, dtype=np.int64)) != 1:
-        raise InvalidLayer(layer, f"{what} must hold exactly one element, got shape {list(v.shape)}")
 
 
 def _selu64(v, alpha, lam):
@@ -300,14 +250,14 @@ def selu(ctx, layer, inputs):
     else Mul(lambda, Where(Greater(x, 0), x, Mul(alpha, Sub(Exp(x), 1))))."""
     x, alpha, lam = inputs
     float_input(ctx, layer, x)
-    _scalar_param(layer, alpha, "alpha", x)
-    _scalar_param(layer, lam, "lambda", x)
+    check_scalar_param(layer, alpha, "alpha", x)
+    check_scalar_param(layer, lam, "lambda", x)
     if foldable(x, alpha, lam):
         a, l_ = (float(np.asarray(v.value()).reshape(-1)[0]) for v in (alpha, lam))
         with np.errstate(all="ignore"):
             return [_selu64(x.value().astype(np.float64), a, l_).astype(x.etype.numpy)]
     g = ctx.b
-    if alpha.is_const and lam.is_const and _name(x) != "f64":
+    if alpha.is_const and lam.is_const and type_name(x) != "f64":
         a, l_ = (float(np.asarray(v.value()).reshape(-1)[0]) for v in (alpha, lam))
         return [g.Selu(x, alpha=a, gamma=l_)]
     flat = [g.Reshape(v, g.const([], np.int64, "scalar_shape")) for v in (alpha, lam)]  # 0-D: keep x's shape

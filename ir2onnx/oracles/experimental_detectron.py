@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import InvalidLayer
 from .registry import oracle
+from .roi_sampling import bilinear
 
 f = np.float32
 
@@ -49,29 +50,6 @@ def topk_rois(layer, inputs):
     return [out]
 
 
-def _bilinear(fmap, y, x):
-    """Detectron's bilinear sample of fmap [C, H, W] at (y, x): zero outside [-1, size]."""
-    H, W = fmap.shape[1:]
-    if y < -1 or y > H or x < -1 or x > W:
-        return np.zeros(fmap.shape[0], f)
-    y, x = max(y, f(0)), max(x, f(0))
-    y0, x0 = int(y), int(x)
-    if y0 >= H - 1:
-        y0 = y1 = H - 1
-        y = f(y0)
-    else:
-        y1 = y0 + 1
-    if x0 >= W - 1:
-        x0 = x1 = W - 1
-        x = f(x0)
-    else:
-        x1 = x0 + 1
-    ly, lx = f(y - f(y0)), f(x - f(x0))
-    hy, hx = f(1) - ly, f(1) - lx
-    return (hy * hx * fmap[:, y0, x0] + hy * lx * fmap[:, y0, x1] + ly * hx * fmap[:, y1, x0]
-            + ly * lx * fmap[:, y1, x1]).astype(f)
-
-
 def _roi_align(fmap, roi, scale, size, ratio, aligned):
     off = f(0.5) if aligned else f(0)
     x0, y0, x1, y1 = (f(f(v) * scale) - off for v in roi)
@@ -87,7 +65,7 @@ def _roi_align(fmap, roi, scale, size, ratio, aligned):
                 y = f(f(y0 + f(ph) * bh) + f(f(f(iy) + f(0.5)) * bh / f(gh)))
                 for ix in range(gw):
                     x = f(f(x0 + f(pw) * bw) + f(f(f(ix) + f(0.5)) * bw / f(gw)))
-                    acc = (acc + _bilinear(fmap, y, x)).astype(f)
+                    acc = (acc + bilinear(fmap, y, x, f)).astype(f)
             out[:, ph, pw] = acc / f(gh * gw)
     return out
 

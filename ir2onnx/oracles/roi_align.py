@@ -13,27 +13,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from .registry import oracle
-
-
-def _bilinear(plane: np.ndarray, y: float, x: float) -> float:
-    height, width = plane.shape
-    if y < -1.0 or y > height or x < -1.0 or x > width:
-        return 0.0
-    y, x = max(y, 0.0), max(x, 0.0)
-    y0, x0 = int(y), int(x)
-    if y0 >= height - 1:
-        y0 = y1 = height - 1
-        y = float(y0)
-    else:
-        y1 = y0 + 1
-    if x0 >= width - 1:
-        x0 = x1 = width - 1
-        x = float(x0)
-    else:
-        x1 = x0 + 1
-    ly, lx = y - y0, x - x0
-    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1]
-            + ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+from .roi_sampling import bilinear
 
 
 def _roi_align(layer, inputs, aligned: str):
@@ -65,7 +45,7 @@ def _roi_align(layer, inputs, aligned: str):
             plane = v[batch, c]
             for i in range(ph):
                 for j in range(pw):
-                    samples = [_bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
+                    samples = [bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
                                          x1 + j * bin_w + (b + 0.5) * bin_w / grid_w)
                                for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0))]
                     if mode == "max":
@@ -120,6 +100,6 @@ def roi_align_rotated15(layer, inputs):
                         py = -height / 2 + i * bin_h + (a + 0.5) * bin_h / grid_h
                         for b in range(max(grid_w, 0)):
                             px = -width / 2 + j * bin_w + (b + 0.5) * bin_w / grid_w
-                            samples.append(_bilinear(plane, py * cos - px * sin + cy, py * sin + px * cos + cx))
+                            samples.append(bilinear(plane, py * cos - px * sin + cy, py * sin + px * cos + cx))
                     out[k, c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
     return [out.astype(data.dtype)]

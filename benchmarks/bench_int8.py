@@ -1,16 +1,16 @@
 """INT8 IRs on onnxruntime: the QDQ model (--quantized qdq) vs the exact float emulation vs
 OpenVINO running the IR; and the file size of a u4 weight-compressed model kept packed vs unpacked.
 
-    python benchmarks/bench_int8.py [--threads N] [--repeat R]
+    python benchmarks/bench_int8.py [--threads N] [--rounds R] [--budget S]
 
 Models: the NNCF-quantized ResNet-style sample (samples/real/nncf_resnet3: made by NNCF from a
 torch model, 3 residual blocks, 32 channels, 1x3x32x32 input); and, NNCF style, built with
 openvino.opset by ir2onnx/quantized_models.py with f16-compressed weights: an INT8 ResNet-style
 net (stem + 3 residual blocks, 32 channels, 1x3x64x64 input) and
 an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP); u4 group-wise MatMuls (one
-token) kept packed (onnxruntime: MatMulNBits, accuracy level 0 = exact) vs unpacked. Timings are the best of
-``--repeat`` rounds after a warm-up; the three runners take turns in each round, so a busy
-moment of the machine does not favour one. Threads: onnxruntime intra_op_num_threads and
+token) kept packed (onnxruntime: MatMulNBits, accuracy level 0 = exact) vs unpacked. Timings:
+medians of rounds of timed blocks, each runner in turn (benchmarks/timing.py), ratios to OpenVINO
+per round. Threads: onnxruntime intra_op_num_threads and
 OpenVINO INFERENCE_NUM_THREADS; OpenVINO runs its own INT8 pipeline with f32 for the rest (its
 default on CPUs with bf16 would be bf16, onnxruntime computes f32).
 The last two columns give the largest difference from OpenVINO's first output relative to its
@@ -22,10 +22,11 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+from timing import measure  # noqa: E402  (benchmarks/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -33,18 +34,6 @@ sys.path.insert(0, str(ROOT))
 from ir2onnx import quantized_models as qm  # noqa: E402
 from ir2onnx import runtime  # noqa: E402
 from ir2onnx.api import convert, convert_file  # noqa: E402
-
-
-def best(fns: dict, repeat: int) -> dict:
-    times = {name: [] for name in fns}
-    for fn in fns.values():
-        fn()
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t)
-    return {name: min(ts) for name, ts in times.items()}
 
 
 def ort_runner(model, x, threads):
@@ -67,7 +56,7 @@ def rel(a, b) -> float:
     return float(np.abs(a.astype(np.float64) - b).max() / np.abs(b).max())
 
 
-def latency(tmp: Path, threads: int, repeat: int) -> None:
+def latency(tmp: Path, threads: int, rounds: int, budget: float) -> None:
     rng = np.random.default_rng(0)
     cases = [("NNCF ResNet", ROOT / "samples" / "real" / "nncf_resnet3" / "model.xml",
               rng.standard_normal((1, 3, 32, 32)).astype(np.float32)),
@@ -81,12 +70,13 @@ def latency(tmp: Path, threads: int, repeat: int) -> None:
         run_q, y_q = ort_runner(convert(xml, quantized="qdq"), x, threads)
         run_f, y_f = ort_runner(convert(xml), x, threads)
         run_o, y_o = ov_runner(xml, x, threads)
-        t = best({"q": run_q, "f": run_f, "o": run_o}, repeat)
-        print(f"{name:13} {t['q'] * 1e3:8.3f} {t['f'] * 1e3:9.3f} {t['o'] * 1e3:7.3f} {t['q'] / t['o']:7.2f} "
-              f"{t['f'] / t['o']:9.2f} {t['f'] / t['q']:10.2f} {rel(y_q, y_o):9.2e} {rel(y_f, y_o):10.2e}")
+        t, _ = measure({"q": run_q, "f": run_f, "openvino": run_o}, rounds, budget)
+        (q, q_ov, _), (f, f_ov, _), (o, _, _) = t["q"], t["f"], t["openvino"]
+        print(f"{name:13} {q * 1e3:8.3f} {f * 1e3:9.3f} {o * 1e3:7.3f} {q_ov:7.2f} "
+              f"{f_ov:9.2f} {f / q:10.2f} {rel(y_q, y_o):9.2e} {rel(y_f, y_o):10.2e}")
 
 
-def sizes(tmp: Path, threads: int = 1, repeat: int = 20) -> None:
+def sizes(tmp: Path, threads: int = 1, rounds: int = 10, budget: float = 5.0) -> None:
     import openvino.opset15 as ops
 
     from ir2onnx.testing import ov_compressed_weight, ov_parameter, ov_save
@@ -105,28 +95,29 @@ def sizes(tmp: Path, threads: int = 1, repeat: int = 20) -> None:
         for key, path in (("p", packed), ("u", unpacked)):
             sess = runtime.session(path, "cpu", threads=threads)  # MatMulNBits at accuracy level 0
             runs[key] = (lambda s: lambda: s.run(None, {"x": feed}))(sess)
-        runs["o"] = ov_runner(xml, feed, threads)[0]
-        t = best(runs, repeat)
+        runs["openvino"] = ov_runner(xml, feed, threads)[0]
+        t = {k: v[0] for k, v in measure(runs, rounds, budget)[0].items()}
         packed, unpacked = os.path.getsize(packed), os.path.getsize(unpacked)
         label = f"{n}x{k} group {group}"
         print(f"{label:28} {bin_size / 1024:9.0f} {packed / 1024:11.0f} {unpacked / 1024:13.0f} "
               f"{packed / bin_size:11.2f} {unpacked / bin_size:13.2f} {t['p'] * 1e3:10.3f} "
-              f"{t['u'] * 1e3:12.3f} {t['o'] * 1e3:7.3f}")
+              f"{t['u'] * 1e3:12.3f} {t['openvino'] * 1e3:7.3f}")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1, help="threads for both runtimes (default 1)")
-    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--budget", type=float, default=5.0, help="seconds of timing per model at most")
     args = ap.parse_args(argv)
     import onnxruntime
     import openvino
 
     print(f"onnxruntime {onnxruntime.__version__}, openvino {openvino.__version__}, "
-          f"{os.cpu_count()} CPUs, threads={args.threads}, best of {args.repeat}")
+          f"{os.cpu_count()} CPUs, threads={args.threads}, medians of up to {args.rounds} rounds")
     with tempfile.TemporaryDirectory() as tmp:
-        latency(Path(tmp), args.threads, args.repeat)
-        sizes(Path(tmp), args.threads, args.repeat)
+        latency(Path(tmp), args.threads, args.rounds, args.budget)
+        sizes(Path(tmp), args.threads, args.rounds, args.budget)
     return 0
 
 

@@ -52,6 +52,14 @@ def models():
         def forward(self, a, b):
             return a ** b
 
+    class IntegerSum(torch.nn.Module):  # ReduceSum-1 on integers: exact, wrapping (i64), torch promotes i32
+        def forward(self, a, b):
+            return a.sum(1), b.sum(0, keepdim=True)
+
+    class HalfRoundTrip(torch.nn.Module):  # Convert f32 -> f16 -> f32
+        def forward(self, x):
+            return x.half().float()
+
     i32 = np.int32
     num = np.array([4, -4, 7, -7, 5, -9, 0, 9], i32)
     den = np.array([-6, 6, 2, 2, -3, -3, -5, 4], i32)
@@ -70,6 +78,9 @@ def models():
     yield "integer_power", IntegerPower(), {
         **{t: [np.array(base, t), np.array(power, t)] for t in ("int8", "int16", "int32", "int64")},
         "uint8": [np.array([3, 2, 0, 1, 255, 2, 5, 7, 1, 16], np.uint8), np.array([21, 8, 0, 200, 2, 7, 3, 255, 9, 2], np.uint8)]}
+    big = np.array([[2**53 + 1, 2, 0], [2**62, 2**62, 2**62], [2**33 + 1, 2, -5]], np.int64)
+    yield "integer_sum", IntegerSum(), {"big": [big, np.array([[2**24 + 1, 2], [2, 2**31 - 1]], i32)]}
+    yield "half_round_trip", HalfRoundTrip(), {"edges": [np.array([1.0001, 3.14159265, 1e-8, 70000.0, -0.0], np.float32)]}
 
 
 def main() -> None:

@@ -323,3 +323,26 @@ def test_torch_fake_quantize():
         assert {"Minimum", "Maximum", "FakeQuantize"} <= {t for t, _, _ in layers(xml)}
         got, = ours(xml, inputs)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+# -- ReduceSum-1 on integers, Convert f32 -> f16 -> f32 ------------------------------------------
+def test_torch_integer_sum_is_exact():
+    """torch's sum on i64 (and on i32, promoted to i64 by a Convert) -> ReduceSum-1 on i64: torch
+    adds exactly and wraps, and so does ir2onnx; OpenVINO adds in f32 after cutting to 32 bits."""
+    xml, inputs, wants = torch_sample("integer_sum")["big"]
+    assert [t for t, _, _ in layers(xml)].count("ReduceSum") == 2
+    assert wants[0].tolist() == [2**53 + 3, -2**62, 2**33 - 2] and wants[1].tolist() == [[2**24 + 3, 2**31 + 1]]
+    for g, w in zip(ours(xml, inputs), wants):
+        assert_bitexact(g, w)
+    assert run_openvino(xml, inputs)[0].tolist() != wants[0].tolist()
+
+
+def test_torch_half_round_trip_rounds():
+    """torch's x.half().float() -> Convert(f16), Convert(f32): torch rounds to f16 (70000 -> inf),
+    so does ir2onnx; OpenVINO drops the pair."""
+    xml, inputs, (want,) = torch_sample("half_round_trip")["edges"]
+    assert [t for t, _, _ in layers(xml)] == ["Convert", "Convert"]
+    got, = ours(xml, inputs)
+    assert_bitexact(got, want)
+    assert np.isinf(want[3]) and want[1] == np.float32(3.140625)
+    assert_bitexact(run_openvino(xml, inputs)[0], inputs[0])

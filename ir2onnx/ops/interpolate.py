@@ -20,8 +20,9 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64
-from .interpolate_scales import check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales
+from ..lowering.shapes import i64
+from .interpolate_scales import (check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales,
+                                 run_time_scales, runtime_sizes)
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
@@ -136,7 +137,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     if run_scales:
         if mode != "nearest":  # (nearest: the indices are computed in the graph, any ctm)
             check_run_time_scales(layer, ctm)
-        scales = _run_time_scales(layer, g, scales_v, len(axes))
+        scales = run_time_scales(layer, g, scales_v, len(axes))
     elif use_scales:
         scales, run_scales = _scales(layer, scales_v, axes, padded, ctm)
         if run_scales:
@@ -149,7 +150,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
         if min(sizes, default=1) < 0:
             raise InvalidLayer(layer, f"sizes {sizes} must not be negative")
     else:
-        sizes = _runtime_sizes(layer, g, size_v, len(axes))
+        sizes = runtime_sizes(layer, g, size_v, len(axes))
     data = x
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
@@ -209,31 +210,6 @@ def _check_ort_layout(layer, mode: str, rank: int, moving: list[int], shrinking=
                                       "supported (onnxruntime's Resize interpolates 2-D, NCHW/NHWC"
                                       + (" and 3-D, NCDHW layouts)" if mode != "cubic" else
                                          " layouts, NHWC only upsampling)"))
-
-
-def _run_time_scales(layer, g, scales_v, count: int) -> str:
-    """The f32 name of scales known only at run time (their first ``count`` values)."""
-    if scales_v.etype.name not in ("f16", "f32", "f64") or scales_v.shape is None or len(scales_v.shape) != 1 \
-            or scales_v.shape[0] is None:
-        raise UnsupportedLayer(layer, "run-time scales must be a 1-D float tensor of known length")
-    if scales_v.shape[0] < count:
-        raise InvalidLayer(layer, f"{scales_v.shape[0]} scales for {count} axes")
-    scales = scales_v.name if scales_v.etype.name == "f32" else g.Cast(scales_v, to=1)
-    if scales_v.shape[0] > count:
-        scales = g.Slice(scales, i64(g, [0]), i64(g, [count]), i64(g, [0]))
-    return scales
-
-
-def _runtime_sizes(layer, g, size_v, count: int) -> str:
-    """The int64 name of sizes known only at run time (their first ``count`` values)."""
-    if not size_v.etype.is_integer or size_v.shape is None or len(size_v.shape) != 1 or size_v.shape[0] is None:
-        raise UnsupportedLayer(layer, "run-time sizes must be a 1-D integer tensor of known length")
-    if size_v.shape[0] < count:
-        raise InvalidLayer(layer, f"{size_v.shape[0]} sizes for {count} axes")
-    sizes = as_int64(g, size_v)
-    if size_v.shape[0] > count:
-        sizes = g.Slice(sizes, i64(g, [0]), i64(g, [count]), i64(g, [0]))
-    return sizes
 
 
 def _full_sizes(g, data, padded, axes, sizes) -> str:

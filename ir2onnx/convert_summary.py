@@ -38,13 +38,18 @@ def _type_name(elem_type: int) -> str:
 
 
 def value_text(vi: onnx.ValueInfoProto) -> str:
-    """``'x float32 [?,3,224,224]'``; a dim with a symbolic name shows the name."""
+    """``'x float32 [?,3,224,224]'``; a dim with a name of its own shows it."""
     t = vi.type.tensor_type
     kind = _type_name(t.elem_type)
     if not t.HasField("shape"):
         return f"{vi.name} {kind} (any rank)"
-    dims = [str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?") for d in t.shape.dim]
+    dims = [str(d.dim_value) if d.HasField("dim_value") else _dim_name(d.dim_param) for d in t.shape.dim]
     return f"{vi.name} {kind} [{','.join(dims)}]"
+
+
+def _dim_name(param: str) -> str:
+    """A dynamic dim: ``?`` for the converter's own ``<input>_d<k>`` names, else the name given."""
+    return "?" if not param or re.fullmatch(r".*_d\d+", param) else param
 
 
 def _nodes(graph: onnx.GraphProto):
@@ -66,7 +71,8 @@ def _tensor_bytes(t) -> int:
 
 
 def weights_text(tensors) -> str:
-    """``'f16 12.3 MB in 40 tensors, u4 (packed) 40.1 MB in 24 tensors'``, largest first."""
+    """``'f16 12.3 MB in 40 tensors, u4 (packed) 40.1 MB in 24 tensors, other 2.1 kB'``: types
+    largest first; those under 1 kB (shapes, axes) summed as ``other``."""
     by_type: dict[str, list[int]] = {}
     for t in tensors:
         name = t.etype.name + (" (packed)" if t.etype.bits < 8 else "")
@@ -76,7 +82,10 @@ def weights_text(tensors) -> str:
     if not by_type:
         return "none"
     parts = sorted(by_type.items(), key=lambda kv: -kv[1][0])
-    return ", ".join(f"{name} {size_text(n)} in {k} tensor{'s' * (k != 1)}" for name, (n, k) in parts)
+    shown = [kv for i, kv in enumerate(parts) if i == 0 or kv[1][0] >= 1000]
+    rest = sum(n for _, (n, _) in parts[len(shown):])
+    text = ", ".join(f"{name} {size_text(n)} in {k} tensor{'s' * (k != 1)}" for name, (n, k) in shown)
+    return text + (f", other {size_text(rest)}" if len(shown) < len(parts) else "")
 
 
 def file_bytes(path: str | os.PathLike) -> int:

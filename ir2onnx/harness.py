@@ -206,15 +206,22 @@ def add_command(sub) -> None:
 
 
 def cmd_check(args) -> int:
+    from .paths import model_xml, os_errors, writable
     from .report import format_text, write_report
 
     given, shapes = parse_feeds(args)
     if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
         raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
-    result = check(args.model, args.weights, inputs=given, shapes=shapes, providers=args.provider,
-                   rtol=args.rtol, atol=args.atol, seed=args.seed, opset=args.opset,
-                   openvino=not args.no_openvino, oracle=not args.no_oracle, isolate_openvino=True)
+    if args.report:
+        writable(Path(args.report), "--report file")  # before the check, not after it
+    with os_errors("read"):
+        result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
+                       providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
+                       opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
+                       isolate_openvino=True)
     print(format_text(result))
     if args.report:
-        write_report(result, args.report)
+        with os_errors("write the --report file"):
+            Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+            write_report(result, args.report)
     return 0 if result.ok else 1

@@ -2,8 +2,9 @@
 
 The model is serialized by OpenVINO itself (``openvino.save_model`` with ``compress_to_fp16=False``,
 so the weights keep their precision) into a temporary folder and read back like any IR. The folder
-lives as long as the Graph (the OpenVINO backend of ``check`` reads the files again) and is
-removed when the Graph is collected. openvino stays an optional import: it is imported only
+lives as long as the Graph (the OpenVINO backend of ``check`` reads the files again) or the
+weights file object its Consts read (a converted model copies the weights lazily), and is
+removed when both are collected. openvino stays an optional import: it is imported only
 here, and only for an object that is already an OpenVINO model.
 """
 from __future__ import annotations
@@ -35,5 +36,15 @@ def graph_of_openvino_model(model) -> Graph:
         raise Ir2OnnxError(f"openvino could not serialize the model: {' '.join(str(e).split())[:300]}") from None
     graph = load_ir(xml)
     graph.in_memory = True
-    graph.temporary_folder = tmp  # removed with the graph
+    graph.temporary_folder = tmp  # removed with the graph and with the last Const that reads it
+    for layer in _layers(graph):
+        if layer.const is not None:
+            layer.const.bin.temporary_folder = tmp
     return graph
+
+
+def _layers(graph: Graph):
+    for layer in graph.order:
+        yield layer
+        for body in layer.bodies.values():
+            yield from _layers(body.graph)

@@ -152,7 +152,8 @@ def onnx_hints(model) -> dict[str, Hint]:
                 if node.op_type == "Gather" and i == 1:
                     axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
                     rows = _smallest(rows, _gather_rows(dims.get(node.input[0]), axis))
-                elif node.op_type in _PASS_ONNX and (i == 0 or node.op_type == "Concat"):
+                elif (node.op_type in _PASS_ONNX and (i == 0 or node.op_type == "Concat")
+                      or node.op_type == "Where" and i > 0):  # the lowering's bounds guard of Gather-8
                     todo += list(node.output)
         if rows:
             hints[inp.name] = Hint(rows)

@@ -47,8 +47,8 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
-from . import table_weights
-from .builder import LazyValue, TensorEntry, Value
+from . import packing, table_weights
+from .builder import Deferred, LazyValue, Value
 
 MODES = ("dequantize", "unpack")
 WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2", *table_weights.TABLE_TYPES)
@@ -165,7 +165,7 @@ def _match(graph, consumers, const: Layer) -> Match | None:
         if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
                 or np.any(zp < lo) or np.any(zp > hi):
             return None
-        zero_point = np.asarray(zp).astype(np.int64)
+        zero_point = np.asarray(zp).astype(np.int8 if lo < 0 else np.uint8)  # exact: within the range
         chain.append(sub)
         step = _only_consumer(consumers, sub)
     if step is None or step[0].type != "Multiply":
@@ -253,15 +253,14 @@ def emit(ctx, m: Match) -> Value:
     target = tuple(m.reshape_to or w)
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
 
-    def emit_dq(data, dims, scale, zp, attrs, target=target) -> str:
-        name = b.unique(f"{m.chain[0].name}_packed")
-        b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), data))
+    def emit_dq(data, dims, scale, zp, attrs, target=target, key=None) -> str:
+        name = b.add_tensor(data, wtype, dims, f"{m.chain[0].name}_packed", key=key)
         scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
         if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
         inputs = [name, scale_name]
-        if zp is not None:
-            inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
+        if zp is not None:  # integers within the weight type's range (Match.zero_point)
+            inputs.append(b.add_initializer(np.ascontiguousarray(zp), wtype, "dq_zero_point"))
         out = b.DequantizeLinear(*inputs, **attrs)
         if tuple(dims) != target:
             out = b.Reshape(out, b.const(list(target)))
@@ -273,15 +272,17 @@ def emit(ctx, m: Match) -> Value:
     if len(dims) == 2 and tuple(dims) == target and m.out_type == "f32":
         # MatMul(transpose_b): store the weights transposed, so that DequantizeLinear feeds the
         # MatMul directly (onnxruntime then runs MatMulNBits, ~30x faster than dequantizing the
-        # weights on every run); the values are unpacked and packed again at convert time
+        # weights on every run); the packed bytes are transposed when the file is written
         def transposed(perm):
             moved = dict(attrs)
             if "axis" in moved:
                 moved["axis"] = 1 - moved["axis"]
-            data = np.ascontiguousarray(m.weight.array().reshape(dims).T)
+            rows, cols = (int(d) for d in dims)
+            data = Deferred(lambda: packing.transposed(m.weight, wtype, rows, cols))
+            key = ("transposed", m.weight.bin.path, m.weight.offset, m.weight.size)
             zt = None if zp is None else np.asarray(zp).T
             return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
-                data, data.shape, np.asarray(scale).T, zt, moved, target[::-1]))
+                data, (cols, rows), np.asarray(scale).T, zt, moved, target[::-1], key))
 
         out.transposed = transposed
     return out

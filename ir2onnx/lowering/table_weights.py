@@ -31,7 +31,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..ir.element_types import NF4_VALUES, TYPES
-from .builder import LazyValue, TensorEntry, Value
+from .builder import LazyValue, Value
 
 TABLE_TYPES = ("nf4", "f4e2m1")
 
@@ -59,8 +59,7 @@ def emit(ctx, m) -> Value:
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
 
     def emit_table() -> str:
-        codes = b.unique(f"{m.chain[0].name}_codes")
-        b.tensors.append(TensorEntry(codes, TYPES["u4"], w, m.weight))
+        codes = b.add_tensor(m.weight, TYPES["u4"], w, f"{m.chain[0].name}_codes")
         index = b.Cast(codes, to=TensorProto.INT32)
         values = b.Gather(b.const(table(wtype.name, m.out_type), np.float32, f"{wtype.name}_table"), index)
         scale_name = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")

@@ -98,6 +98,7 @@ def _write_bytes(t: TensorEntry, out, progress: Progress) -> None:
 
 
 def _stream_single(conv: Converted, path: Path, progress: Progress) -> None:
+    conv = conv.without_aliases()
     with open(path, "wb") as out:
         out.write(conv.model.SerializeToString())
         for t in conv.tensors:
@@ -112,24 +113,33 @@ def _stream_single(conv: Converted, path: Path, progress: Progress) -> None:
 
 
 def _stream_external(conv: Converted, path: Path, progress: Progress) -> None:
+    if any(t.alias is not None and t.nbytes < EXTERNAL_THRESHOLD for t in conv.tensors):
+        conv = conv.without_aliases()  # too small to share bytes in the .data file
     model = onnx.ModelProto()
     model.CopyFrom(conv.model)
     data_name = path.name + ".data"
+    protos, offsets = [], {}
     with open(path.parent / data_name, "wb") as data:
         for t in conv.tensors:
             proto = t.skeleton()
+            protos.append(proto)
+            if t.alias is not None:
+                continue  # its bytes are the other tensor's, written once
             if t.nbytes < EXTERNAL_THRESHOLD:
                 proto.raw_data = bytes(t.raw_bytes())
             else:
                 pad = (-data.tell()) % 4096  # page-aligned, so runtimes can map tensors directly
                 data.write(b"\0" * pad)
-                offset = data.tell()
+                offsets[t.name] = data.tell()
                 _write_bytes(t, data, progress)
-                proto.data_location = TensorProto.EXTERNAL
-                for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
-                    entry = proto.external_data.add()
-                    entry.key, entry.value = key, str(value)
-            model.graph.initializer.append(proto)
+    for t, proto in zip(conv.tensors, protos):
+        offset = offsets.get(t.alias or t.name)
+        if offset is not None:
+            proto.data_location = TensorProto.EXTERNAL
+            for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
+                entry = proto.external_data.add()
+                entry.key, entry.value = key, str(value)
+        model.graph.initializer.append(proto)
     with open(path, "wb") as out:
         out.write(model.SerializeToString())
 

@@ -40,6 +40,7 @@ class TensorEntry:
     etype: ElementType
     dims: tuple[int, ...]
     data: TensorData
+    alias: str | None = None  # another entry whose bytes these are (see Builder.add_alias)
 
     @property
     def nbytes(self) -> int:
@@ -115,6 +116,10 @@ class Value:
         self.transposed: Callable[[list[int]], "Value | None"] | None = None
         # ... and reshaped: reshaped(shape) -> Value | None, called by GroupConvolution's filters.
         self.reshaped: Callable[[tuple[int, ...]], "Value | None"] | None = None
+        # Set by a lowering that can gather rows of its value before computing it (a compressed
+        # table): gathered(indices) -> Value | None, with int64 indices all in range, called by
+        # Gather on axis 0.
+        self.gathered: Callable[["Value"], "Value | None"] | None = None
 
     @property
     def name(self) -> str:
@@ -252,6 +257,17 @@ class Builder:
         if key is not None:
             self._shared[key] = name
         return name
+
+    def add_alias(self, name: str) -> str:
+        """A second initializer with the bytes of ``name``: with external data both point at the
+        same bytes of the .data file (stored once); in one file the writer replaces it by
+        ``name`` itself (:func:`ir2onnx.lowering.convert.Converted.without_aliases`). For
+        onnxruntime, which fuses DequantizeLinear -> MatMul into MatMulNBits only for a weight
+        no other node reads."""
+        entry = next(t for t in self.tensors if t.name == name)
+        alias = self.unique(f"{name}_alias")
+        self.tensors.append(TensorEntry(alias, entry.etype, entry.dims, entry.data, alias=name))
+        return alias
 
     def const(self, values: Any, dtype: Any = np.int64, hint: str = "const") -> str:
         """Name of an initializer holding ``values`` (np.int64 unless ``dtype`` says otherwise)."""

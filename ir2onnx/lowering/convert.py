@@ -77,13 +77,33 @@ class Converted:
 
     @property
     def weight_bytes(self) -> int:
-        return sum(t.nbytes for t in self.tensors)
+        return sum(t.nbytes for t in self.tensors if t.alias is None)
+
+    def without_aliases(self) -> "Converted":
+        """The model with every alias initializer replaced by the one whose bytes it shares (one
+        file cannot point two initializers at the same bytes)."""
+        aliases = {t.name: t.alias for t in self.tensors if t.alias is not None}
+        if not aliases:
+            return self
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        def rename(graph: onnx.GraphProto) -> None:
+            for node in graph.node:
+                node.input[:] = [aliases.get(i, i) for i in node.input]
+                for a in node.attribute:
+                    for g in [a.g] if a.HasField("g") else list(a.graphs):
+                        rename(g)
+
+        rename(model.graph)
+        tensors = [t for t in self.tensors if t.alias is None]
+        return Converted(model, tensors, self.node_layers, self.summary)
 
     def to_model_proto(self) -> onnx.ModelProto:
         """A complete ModelProto with every initializer's bytes copied in."""
         model = onnx.ModelProto()
-        model.CopyFrom(self.model)
-        for t in self.tensors:
+        conv = self.without_aliases()
+        model.CopyFrom(conv.model)
+        for t in conv.tensors:
             proto = t.skeleton()
             proto.raw_data = bytes(t.raw_bytes())
             model.graph.initializer.append(proto)
@@ -286,6 +306,16 @@ def _summary(stats: dict) -> list[str]:
     lines = []
     if "compressed_weights" in stats:
         lines.append(f"{stats['compressed_weights']} compressed weight(s) kept packed (DequantizeLinear)")
+    if "gathered_tables" in stats:
+        lines.append(f"{stats['gathered_tables']} Gather(s) of a compressed table read the packed rows first "
+                     f"and dequantize only those")
+    if "tied_tables" in stats:
+        lines.append(f"{stats['tied_tables']} table(s) read by both a Gather and a MatMul stored once, transposed "
+                     f"for MatMulNBits")
+    if "tied_8bit" in stats:
+        lines.append(f"{stats['tied_8bit']} of them 8-bit: onnxruntime fuses MatMulNBits only for a weight no "
+                     f"other node reads; with external data the Gather reads the same bytes through a second "
+                     f"initializer, in one file the MatMul dequantizes the table on every run (use --external-data)")
     if "fq_total" in stats:
         lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
                      f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "

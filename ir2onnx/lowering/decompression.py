@@ -47,7 +47,7 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
-from . import packing, table_weights
+from . import compressed_gather, packing, table_weights
 from .builder import Deferred, LazyValue, Value
 
 MODES = ("dequantize", "unpack")
@@ -71,6 +71,7 @@ class Match:
     out_type: str  # the root's element type
     reshape_to: tuple[int, ...] | None  # the root Reshape's output shape, if the chain has one
     consts: list[Layer]  # the layers of the zero point's and scale's constant sub-graphs
+    tied: bool = False  # the root feeds both a Gather (a table) and a MatMul(transpose_b)
 
 
 def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
@@ -191,7 +192,10 @@ def _match(graph, consumers, const: Layer) -> Match | None:
             and step[0].attrs["destination_type"].name == "f32":
         chain.append(step[0])
         out_type = "f32"
-    return Match(chain[-1], chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts)
+    root = chain[-1]
+    readers = {(c.type, port, bool(c.attrs.get("transpose_b"))) for c, port in consumers.get((root.id, 0), [])}
+    tied = any(t == "Gather" and p == 0 for t, p, _ in readers) and ("MatMul", 1, True) in readers
+    return Match(root, chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts, tied)
 
 
 def _varying_axes(m: Match) -> list[int]:
@@ -253,7 +257,10 @@ def emit(ctx, m: Match) -> Value:
     target = tuple(m.reshape_to or w)
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
 
-    def emit_dq(data, dims, scale, zp, attrs, target=target, key=None) -> str:
+    plan = compressed_gather.Plan(m, tuple(int(d) for d in dims), scale, zp, attrs, f16_out, target)
+
+    def dq_inputs(data, dims, scale, zp, key=None) -> list[str]:
+        """The packed weight, its scale (widened to f32 where needed) and zero point."""
         name = b.add_tensor(data, wtype, dims, f"{m.chain[0].name}_packed", key=key)
         scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
         if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
@@ -261,6 +268,9 @@ def emit(ctx, m: Match) -> Value:
         inputs = [name, scale_name]
         if zp is not None:  # integers within the weight type's range (Match.zero_point)
             inputs.append(b.add_initializer(np.ascontiguousarray(zp), wtype, "dq_zero_point"))
+        return inputs
+
+    def emit_dq(inputs, dims, attrs, target) -> str:
         out = b.DequantizeLinear(*inputs, **attrs)
         if tuple(dims) != target:
             out = b.Reshape(out, b.const(list(target)))
@@ -268,21 +278,36 @@ def emit(ctx, m: Match) -> Value:
             out = b.Cast(out, to=TensorProto.FLOAT16)
         return out
 
-    out = LazyValue(b, TYPES[m.out_type], target, lambda: emit_dq(m.weight, dims, scale, zp, attrs))
+    out = LazyValue(b, TYPES[m.out_type], target,
+                    lambda: emit_dq(dq_inputs(m.weight, dims, scale, zp), dims, attrs, target))
     if len(dims) == 2 and tuple(dims) == target and m.out_type == "f32":
         # MatMul(transpose_b): store the weights transposed, so that DequantizeLinear feeds the
         # MatMul directly (onnxruntime then runs MatMulNBits, ~30x faster than dequantizing the
         # weights on every run); the packed bytes are transposed when the file is written
+        moved = dict(attrs)
+        if "axis" in moved:
+            moved["axis"] = 1 - moved["axis"]
+        rows, cols = (int(d) for d in dims)
+        made: dict = {}
+
+        def transposed_inputs() -> list[str]:
+            if "inputs" not in made:
+                data = Deferred(lambda: packing.transposed(m.weight, wtype, rows, cols))
+                key = ("transposed", m.weight.bin.path, m.weight.offset, m.weight.size)
+                zt = None if zp is None else np.asarray(zp).T
+                made["inputs"] = dq_inputs(data, (cols, rows), np.asarray(scale).T, zt, key)
+            return made["inputs"]
+
         def transposed(perm):
-            moved = dict(attrs)
-            if "axis" in moved:
-                moved["axis"] = 1 - moved["axis"]
-            rows, cols = (int(d) for d in dims)
-            data = Deferred(lambda: packing.transposed(m.weight, wtype, rows, cols))
-            key = ("transposed", m.weight.bin.path, m.weight.offset, m.weight.size)
-            zt = None if zp is None else np.asarray(zp).T
-            return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
-                data, (cols, rows), np.asarray(scale).T, zt, moved, target[::-1], key))
+            if "value" not in made:
+                made["value"] = LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
+                    transposed_inputs(), (cols, rows), moved, target[::-1]))
+            return made["value"]
 
         out.transposed = transposed
+        plan.transposed = (transposed_inputs, moved)
+        if m.tied:  # one stored copy, transposed: every other reader transposes it back
+            out = LazyValue(b, out.etype, target, lambda: b.Transpose(transposed(None), perm=[1, 0]))
+            out.transposed = transposed
+    compressed_gather.attach(ctx, plan, out)
     return out

@@ -31,6 +31,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..ir.element_types import NF4_VALUES, TYPES
+from . import compressed_gather
 from .builder import LazyValue, Value
 
 TABLE_TYPES = ("nf4", "f4e2m1")
@@ -72,4 +73,6 @@ def emit(ctx, m) -> Value:
             out = b.Cast(out, to=TensorProto.FLOAT16)
         return out
 
-    return LazyValue(b, TYPES[m.out_type], target, emit_table)
+    out = LazyValue(b, TYPES[m.out_type], target, emit_table)
+    compressed_gather.attach_table(ctx, m, table(wtype.name, m.out_type), out)
+    return out

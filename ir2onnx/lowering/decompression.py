@@ -47,7 +47,7 @@ from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
-from . import compressed_gather, packing, table_weights
+from . import codebook_weights, compressed_gather, packing, table_weights
 from .builder import Deferred, LazyValue, Value
 
 MODES = ("dequantize", "unpack")
@@ -72,6 +72,7 @@ class Match:
     reshape_to: tuple[int, ...] | None  # the root Reshape's output shape, if the chain has one
     consts: list[Layer]  # the layers of the zero point's and scale's constant sub-graphs
     tied: bool = False  # the root feeds both a Gather (a table) and a MatMul(transpose_b)
+    codebook: np.ndarray | None = None  # CB4: the f16/f32 values the u4 weight indexes
 
 
 def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
@@ -152,9 +153,21 @@ def _match(graph, consumers, const: Layer) -> Match | None:
         return None
     convert = step[0]
     ftype = convert.attrs["destination_type"].name
+    chain.append(convert)
+    codebook = None
+    if wtype == "u4" and ftype in codebook_weights.INDEX_TYPES:
+        found = codebook_weights.head(graph, consumers, convert, consts, _const_value)
+        if found is None:
+            return None
+        codebook, gather = found
+        ftype = codebook.dtype.name.replace("float", "f")
+        chain.append(gather)
+        step = _only_consumer(consumers, gather)
+        if step is None or step[0].type != "Multiply":
+            raise codebook_weights.refuse(gather, "its Gather is not followed by one Multiply by a scale")
+        return _tail(graph, consumers, const, chain, consts, ftype, step, None, codebook)
     if ftype not in _SCALE_TYPES:
         return None
-    chain.append(convert)
     step = _only_consumer(consumers, convert)
     zero_point = None
     if step is not None and step[0].type == "Subtract" and step[1] == 0:
@@ -171,13 +184,24 @@ def _match(graph, consumers, const: Layer) -> Match | None:
         step = _only_consumer(consumers, sub)
     if step is None or step[0].type != "Multiply":
         return None
+    return _tail(graph, consumers, const, chain, consts, ftype, step, zero_point, None)
+
+
+def _tail(graph, consumers, const: Layer, chain, consts, ftype: str, step, zero_point, codebook) -> Match | None:
+    """The Multiply(scale) -> [Reshape] -> [Convert f32] that ends every chain."""
+    wshape = tuple(const.const.shape)
     mul = step[0]
     scale = _const_value(graph, graph.producer(mul, 1 - step[1])[0], consts)
     if scale is None or scale.dtype != TYPES[ftype].numpy or not np.all(np.isfinite(scale)):
+        if codebook is not None:
+            raise codebook_weights.refuse(mul, f"the scale is not a finite constant of the codebook's type {ftype}")
         return None
     chain.append(mul)
     for arr in (scale, zero_point):  # both broadcast onto the weight without growing it
         if arr is not None and (arr.ndim > len(wshape) or np.broadcast_shapes(arr.shape, wshape) != wshape):
+            if codebook is not None:
+                raise codebook_weights.refuse(mul, f"the scale {list(arr.shape)} does not broadcast onto "
+                                                   f"the indices {list(wshape)}")
             return None
     if any(l.attrs.get("auto_broadcast", "numpy") != "numpy" for l in chain[2:]):
         return None
@@ -195,7 +219,8 @@ def _match(graph, consumers, const: Layer) -> Match | None:
     root = chain[-1]
     readers = {(c.type, port, bool(c.attrs.get("transpose_b"))) for c, port in consumers.get((root.id, 0), [])}
     tied = any(t == "Gather" and p == 0 for t, p, _ in readers) and ("MatMul", 1, True) in readers
-    return Match(root, chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts, tied)
+    return Match(root, chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts, tied,
+                 codebook)
 
 
 def _varying_axes(m: Match) -> list[int]:
@@ -215,7 +240,7 @@ def _blocked_axis(m: Match, lo: int, hi: int) -> int | None:
 
 def emit(ctx, m: Match) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
-    if m.weight.etype.name in table_weights.TABLE_TYPES:
+    if m.weight.etype.name in table_weights.TABLE_TYPES or m.codebook is not None:
         return table_weights.emit(ctx, m)
     b, layer = ctx.b, m.root
     wtype = m.weight.etype

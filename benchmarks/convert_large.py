@@ -67,7 +67,9 @@ def build_ir(folder: Path, total_bytes: int) -> Path:
 
 def convert_in_child(xml: Path, out: Path, external: bool, verify: bool = False) -> dict:
     p = subprocess.run([sys.executable, "-c", CHILD, str(xml), str(out), "1" if external else "0",
-                        "1" if verify else "0"], capture_output=True, text=True, check=True)
+                        "1" if verify else "0"], capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"conversion failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 

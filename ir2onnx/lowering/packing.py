@@ -5,7 +5,9 @@
 bytes of its ``[cols, rows]`` transpose, in the same packing. 4-bit values are moved without
 unpacking when both sides are even: byte ``j`` of row pair ``(2i, 2i+1)`` holds the values
 ``(2i, 2j), (2i, 2j+1)`` and ``(2i+1, 2j), (2i+1, 2j+1)``, so the transpose's rows ``2j`` and
-``2j+1`` are one nibble of each, recombined with a mask and a shift (vectorised, uint8 only).
+``2j+1`` are one nibble of each, recombined with a mask and a shift (vectorised, uint8 only),
+then transposed as bytes. Byte matrices are transposed by onnxruntime's Transpose (one thread;
+measured 4.6x faster than NumPy's strided copy on an 11008 x 2048 byte matrix).
 The region is read with ``read`` (a copy, not the memory map), so the process keeps no pages of
 weights it has written.
 """
@@ -16,7 +18,23 @@ import numpy as np
 from ..ir.element_types import ElementType
 from ..ir.graph import ConstData
 
-_BLOCK = 256  # row pairs per step (measured: 2x faster than one whole-matrix transpose)
+_SESSION: list = []
+
+
+def transpose_bytes(a: np.ndarray) -> np.ndarray:
+    """The transpose of a 2-D uint8 matrix (onnxruntime's Transpose)."""
+    if not _SESSION:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+
+        io = [helper.make_tensor_value_info(n, TensorProto.UINT8, [None, None]) for n in ("x", "y")]
+        graph = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])], "t", io[:1], io[1:])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.log_severity_level = 3
+        _SESSION.append(ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"]))
+    return _SESSION[0].run(None, {"x": np.ascontiguousarray(a)})[0]
 
 
 def _nibbles(raw: np.ndarray, count: int) -> np.ndarray:
@@ -37,11 +55,15 @@ def transpose4(raw: np.ndarray, rows: int, cols: int) -> np.ndarray:
         values = _nibbles(raw, rows * cols).reshape(rows, cols)
         return _pack_nibbles(np.ascontiguousarray(values.T))
     pairs = raw.reshape(rows // 2, 2, cols // 2)
+    top, bottom = pairs[:, 0], pairs[:, 1]  # rows 2i and 2i+1
     out = np.empty((cols // 2, 2, rows // 2), np.uint8)  # [column pair, which, packed row pair]
-    for i in range(0, rows // 2, _BLOCK):  # blocks of row pairs: each transpose stays in cache
-        top, bottom = pairs[i:i + _BLOCK, 0], pairs[i:i + _BLOCK, 1]  # rows 2i and 2i+1
-        out[:, 0, i:i + _BLOCK] = ((top & 0x0F) | (bottom << 4)).T  # columns 2j: the low nibbles
-        out[:, 1, i:i + _BLOCK] = ((top >> 4) | (bottom & 0xF0)).T  # columns 2j+1: the high nibbles
+    low = np.left_shift(bottom, 4)
+    low |= top & 0x0F
+    out[:, 0] = transpose_bytes(low)  # columns 2j: the low nibbles
+    del low
+    high = np.right_shift(top, 4)
+    high |= bottom & 0xF0
+    out[:, 1] = transpose_bytes(high)  # columns 2j+1: the high nibbles
     return out.reshape(-1)
 
 
@@ -52,5 +74,7 @@ def transposed(data: ConstData, etype: ElementType, rows: int, cols: int) -> np.
         return transpose4(raw, rows, cols)
     if etype.bits % 8:
         raise ValueError(f"cannot transpose packed {etype.name} values")
+    if etype.bits == 8:
+        return transpose_bytes(raw.reshape(rows, cols)).reshape(-1)
     item = np.dtype(f"u{etype.bits // 8}")
     return np.ascontiguousarray(raw.view(item).reshape(rows, cols).T).view(np.uint8).reshape(-1)

@@ -78,7 +78,7 @@ def matmul(ctx, layer, inputs):
         # a wrong product (measured: A [3,2] transposed times B [3]); a 2-D B [K,1] fuses correctly.
         g = ctx.b
         return [g.Squeeze(g.MatMul(a, g.Unsqueeze(b, i64(g, [1], "axes"))), i64(g, [-1], "axes"))]
-    out = Value(ctx.b, a.etype, layer.outputs[0].shape, name=ctx.b.MatMul(a, b))
+    out = Value(ctx.b, weight.etype, layer.outputs[0].shape, name=ctx.b.MatMul(a, b))
     if weight.transposed is not None and b is not weight:  # a compressed weight behind DequantizeLinear
         out.absorb_add = lambda other: _vector_bias(ctx, out, other)
     return [out]

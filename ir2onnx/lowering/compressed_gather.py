@@ -13,8 +13,10 @@ ONNX (``ids`` already made safe by the Gather lowering, which masks out-of-range
     u4/i4:   Gather(the codes as uint8 rows [V, H/2]) -> [BitwiseXor 0x88 (i4)] -> BitwiseAnd /
              BitShift (the two nibbles) -> DequantizeLinear(uint8 codes, scale, zp (+8 for i4))
              (i4 without zero point: Cast(int8) -> Sub 8 -> DequantizeLinear)
+    u8/i8 in groups below opset 21: Gather rows -> Reshape [1, n*G, gs] -> DequantizeLinear(axis 1,
+             the gathered group scales [n*G])
     f8:      Gather(uint8 rows) -> Cast(int32) -> Gather(256-entry f32 table) -> Mul(scale)
-    nf4/f4e2m1: Gather(uint8 rows) -> nibbles -> Cast(int32) -> Gather(16-entry table) -> Mul(scale)
+    nf4/f4e2m1/cb4: Gather(uint8 rows) -> nibbles -> Cast(int32) -> Gather(16-entry table) -> Mul(scale)
 
 then Reshape to ``ids.shape + [H]`` and the chain's last Cast. Every value is the one the whole
 table's form gives, bit for bit: the codes are the same integers (``n ^ 8`` minus ``zp + 8`` is
@@ -94,11 +96,16 @@ def _dequantized_rows(ctx, plan: Plan, idx: Value) -> Value | None:
     wtype = m.weight.etype
     if idx.shape is None or (m.out_type == "f16" and wtype.name in FLOAT8):  # f16 Where would quiet NaNs
         return None
-    if m.tied and plan.transposed is not None and wtype.name not in FLOAT8:
+    if wtype.name in FLOAT8:  # any scale layout: a lookup and a Mul, as nf4
+        f8 = np.arange(256, dtype=np.uint8).view(_F8[wtype.name]).astype(np.float32)
+        return _table_rows(ctx, m, f8, idx)
+    if m.tied and plan.transposed is not None:
         return _columns(ctx, plan, idx)
+    axis, blocked = plan.attrs.get("axis"), "block_size" in plan.attrs
+    if len(plan.dims) == 3 and not blocked and axis == 1 and wtype.bits == 8:
+        return _flattened_groups(ctx, plan, idx)
     if len(plan.dims) != 2 or plan.dims != plan.target:
         return None
-    axis, blocked = plan.attrs.get("axis"), "block_size" in plan.attrs
     if blocked and axis != 1:
         return None
     by_row = blocked or axis == 0  # the scale (and zero point) has one row per table row
@@ -116,11 +123,6 @@ def _dequantized_rows(ctx, plan: Plan, idx: Value) -> Value | None:
             codes = b.Sub(b.Cast(codes, to=TensorProto.INT8), b.const(8, np.int8))
         elif zp is not None:
             zp = (zp.astype(np.int16) + (8 if wtype.name == "i4" else 0)).astype(np.uint8)
-    elif wtype.name in FLOAT8:
-        rows = b.Gather(b.add_tensor(m.weight, TYPES["u8"], (v, h), hint, key=("rows",)), flat, axis=0)
-        table = np.arange(256, dtype=np.uint8).view(_F8[wtype.name]).astype(np.float32)
-        values = b.Gather(b.const(table, np.float32, f"{wtype.name}_values"), b.Cast(rows, to=TensorProto.INT32))
-        return _f8_scaled(ctx, plan, values, flat, idx, by_row)
     else:
         codes, ztype = b.Gather(b.add_tensor(m.weight, wtype, (v, h), hint), flat, axis=0), wtype
     scale = b.const(np.ascontiguousarray(plan.scale, m.scale.dtype), m.scale.dtype, "gather_scale")
@@ -139,25 +141,31 @@ def _dequantized_rows(ctx, plan: Plan, idx: Value) -> Value | None:
     return Value(b, TYPES[m.out_type], idx.shape + (h,), name=out)
 
 
-def _f8_scaled(ctx, plan: Plan, values: str, flat: str, idx: Value, by_row: bool) -> Value:
-    """f8 values (f32, exact) times the scale in f32: DequantizeLinear's one rounding."""
+def _flattened_groups(ctx, plan: Plan, idx: Value) -> Value | None:
+    """8-bit groups below opset 21: DequantizeLinear per axis on [1, V*G, gs] (decompression's
+    form), here on the gathered rows [1, n*G, gs] with the gathered group scales [n*G]."""
     m, b = plan.m, ctx.b
-    v, h = plan.dims
-    axis, blocked = plan.attrs.get("axis"), "block_size" in plan.attrs
-    if blocked:
-        groups = plan.scale.shape[1]
-        scale, values = plan.scale.reshape(v, groups, 1), b.Reshape(values, b.const([-1, groups, h // groups]))
-    elif axis == 0:
-        scale = plan.scale.reshape(v, 1)
-    else:
-        scale = plan.scale
-    s = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "gather_scale")
-    if by_row:
-        s = b.Gather(s, flat, axis=0)
-    if m.scale.dtype != np.float32:
-        s = b.Cast(s, to=TensorProto.FLOAT)
+    target = plan.target
+    one, groups, size = plan.dims
+    if len(target) != 2 or one != 1 or groups % target[0] or groups * size != target[0] * target[1]:
+        return None
+    v, h = target
+    flat = b.Reshape(idx, b.const([-1]))
+    codes = b.Gather(b.add_tensor(m.weight, m.weight.etype, (v, h), f"{m.chain[0].name}_rows"), flat, axis=0)
+    by_group = lambda a: b.Reshape(b.Gather(a, flat, axis=0), b.const([-1]))  # noqa: E731
+    scale = by_group(b.const(np.ascontiguousarray(plan.scale.reshape(v, -1), m.scale.dtype), m.scale.dtype,
+                             "gather_scale"))
+    if m.scale.dtype != (np.float16 if plan.f16_out else np.float32):
+        scale = b.Cast(scale, to=TensorProto.FLOAT)
+    inputs = [b.Reshape(codes, b.const([1, -1, size])), scale]
+    if plan.zp is not None:
+        inputs.append(by_group(b.add_initializer(np.ascontiguousarray(plan.zp.reshape(v, -1)), m.weight.etype,
+                                                 "gather_zero_point")))
+    out = _shaped(b, b.DequantizeLinear(*inputs, **plan.attrs), idx, (h,))
+    if m.out_type == "f16" and not plan.f16_out:
+        out = b.Cast(out, to=TensorProto.FLOAT16)
     _count(ctx, "gathered_tables")
-    return Value(b, TYPES["f32"], idx.shape + (h,), name=_shaped(b, b.Mul(values, s), idx, (h,)))
+    return Value(b, TYPES[m.out_type], idx.shape + (h,), name=out)
 
 
 def _columns(ctx, plan: Plan, idx: Value) -> Value:
@@ -198,17 +206,24 @@ def _columns(ctx, plan: Plan, idx: Value) -> Value:
 
 
 def _table_rows(ctx, m, table: np.ndarray, idx: Value) -> Value | None:
-    """nf4 / f4e2m1: the codes' uint8 rows gathered, then the 16-entry table and the scale."""
+    """nf4 / f4e2m1 / CB4 indices (16-entry table) and f8 (256 entries: f8 -> f32 is exact, and
+    the f32 product is DequantizeLinear's one rounding): the codes' uint8 rows gathered, then
+    the table and the scale."""
     b = ctx.b
     w = tuple(int(d) for d in m.weight.shape)
     target = tuple(m.reshape_to or w)
-    per_row = math.prod(w[1:])
-    if idx.shape is None or len(w) < 2 or target[0] != w[0] or per_row % 2:
+    per_row, bits = math.prod(w[1:]), m.weight.etype.bits
+    if idx.shape is None or len(w) < 2 or target[0] != w[0] or (bits == 4 and per_row % 2):
         return None
     flat = b.Reshape(idx, b.const([-1]))
-    packed = b.add_tensor(m.weight, TYPES["u8"], (w[0], per_row // 2), f"{m.chain[0].name}_rows", key=("rows",))
-    codes = b.Reshape(_nibbles(b, b.Gather(packed, flat, axis=0), per_row), b.const([-1, *w[1:]]))
-    values = b.Gather(b.const(table, np.float32, f"{m.weight.etype.name}_table"), b.Cast(codes, to=TensorProto.INT32))
+    packed = b.add_tensor(m.weight, TYPES["u8"], (w[0], per_row * bits // 8), f"{m.chain[0].name}_rows",
+                          key=("rows",))
+    codes = b.Gather(packed, flat, axis=0)
+    if bits == 4:
+        codes = _nibbles(b, codes, per_row)
+    codes = b.Reshape(codes, b.const([-1, *w[1:]]))
+    label = "codebook" if m.codebook is not None else f"{m.weight.etype.name}_table"
+    values = b.Gather(b.const(table, np.float32, label), b.Cast(codes, to=TensorProto.INT32))
     scale = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")
     if m.scale.shape[0] == w[0] and w[0] > 1:
         scale = b.Gather(scale, flat, axis=0)

@@ -5,8 +5,8 @@
 bytes of its ``[cols, rows]`` transpose, in the same packing. 4-bit values are moved without
 unpacking when both sides are even: byte ``j`` of row pair ``(2i, 2i+1)`` holds the values
 ``(2i, 2j), (2i, 2j+1)`` and ``(2i+1, 2j), (2i+1, 2j+1)``, so the transpose's rows ``2j`` and
-``2j+1`` are one nibble of each, recombined with a mask and a shift (vectorised, uint8 only),
-then transposed as bytes. Byte matrices are transposed by onnxruntime's Transpose (one thread;
+``2j+1`` are one nibble of each, recombined with masks and shifts (on 8 bytes at a time where a
+row allows), then transposed as bytes. Byte matrices are transposed by onnxruntime's Transpose (one thread;
 measured 4.6x faster than NumPy's strided copy on an 11008 x 2048 byte matrix).
 The region is read with ``read`` (a copy, not the memory map), so the process keeps no pages of
 weights it has written.
@@ -55,15 +55,19 @@ def transpose4(raw: np.ndarray, rows: int, cols: int) -> np.ndarray:
         values = _nibbles(raw, rows * cols).reshape(rows, cols)
         return _pack_nibbles(np.ascontiguousarray(values.T))
     pairs = raw.reshape(rows // 2, 2, cols // 2)
-    top, bottom = pairs[:, 0], pairs[:, 1]  # rows 2i and 2i+1
+    word = np.uint64 if (cols // 2) % 8 == 0 else np.uint8  # 8 bytes per operation where rows allow
+    top, bottom = (pairs[:, i].view(word) for i in (0, 1))  # rows 2i and 2i+1
+    low_bits, high_bits = (word(int.from_bytes(bytes([b]) * np.dtype(word).itemsize, "little")) for b in (0x0F, 0xF0))
     out = np.empty((cols // 2, 2, rows // 2), np.uint8)  # [column pair, which, packed row pair]
-    low = np.left_shift(bottom, 4)
-    low |= top & 0x0F
-    out[:, 0] = transpose_bytes(low)  # columns 2j: the low nibbles
+    low = np.left_shift(bottom, word(4))
+    low &= high_bits
+    low |= top & low_bits
+    out[:, 0] = transpose_bytes(low.view(np.uint8))  # columns 2j: the low nibbles
     del low
-    high = np.right_shift(top, 4)
-    high |= bottom & 0xF0
-    out[:, 1] = transpose_bytes(high)  # columns 2j+1: the high nibbles
+    high = np.right_shift(top, word(4))
+    high &= low_bits
+    high |= bottom & high_bits
+    out[:, 1] = transpose_bytes(high.view(np.uint8))  # columns 2j+1: the high nibbles
     return out.reshape(-1)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import onnxruntime as ort
-import openvino as ov
 import openvino.opset15 as ops
 import pytest
 

@@ -42,6 +42,7 @@ class Context:
     compressed_weights: str = "dequantize"  # "dequantize" (packed) or "unpack"
     packed: dict = field(default_factory=dict)  # last layer id of a decompression chain -> its plan
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
+    found: dict = field(default_factory=dict)  # id(graph) -> its decompression chains, kept across opset retries
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
@@ -160,8 +161,10 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     for g in _all_graphs(graph):
         declared.check_edges(g)
 
+    found: dict = {}  # the decompression chains are matched once, whatever opset is tried
+
     def lower(at: int) -> Converted:
-        return _lower(graph, at, quantized, compressed_weights)
+        return _lower(graph, at, quantized, compressed_weights, found)
 
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
@@ -199,11 +202,12 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
     return many
 
 
-def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) -> Converted:
+def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None) -> Converted:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
     b = Builder(opset)
-    ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights)
-    ctx.packed, ctx.inside = _decompression(graph, compressed_weights)
+    ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
+                  found={} if found is None else found)
+    ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
     for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value
@@ -226,8 +230,12 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) ->
     return Converted(model, b.tensors, node_layers, _summary(ctx.stats))
 
 
-def _decompression(graph: Graph, mode: str):
-    return decompression.find(graph) if mode == "dequantize" else ({}, set())
+def _decompression(graph: Graph, mode: str, found: dict):
+    if mode != "dequantize":
+        return {}, set()
+    if id(graph) not in found:
+        found[id(graph)] = decompression.find(graph)
+    return found[id(graph)]
 
 
 def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
@@ -246,8 +254,8 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
     try:
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
                       state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
-                      stats=ctx.stats, compressed_weights=ctx.compressed_weights)
-        sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights)
+                      stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found)
+        sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights, ctx.found)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)
         infos, outs = [], []

@@ -109,6 +109,27 @@ def _const_value(graph: Graph, layer: Layer, used: list, depth: int = 0) -> np.n
     return out
 
 
+def _integer_zero_point(graph: Graph, layer: Layer, wtype: str, used: list) -> np.ndarray | None:
+    """NNCF's zero point, Const(the weight's type) -> Convert(f16/f32), as int8/uint8 read off the
+    .bin directly (exact: every such integer is an f16), else None."""
+    if layer.type != "Convert" or layer.attrs["destination_type"].name not in _SCALE_TYPES:
+        return None
+    const = graph.producer(layer, 0)[0]
+    if const.type != "Const" or const.const is None or const.const.etype.name != wtype:
+        return None
+    data, count = const.const, int(np.prod(const.const.shape, dtype=np.int64))
+    raw = data.raw()
+    signed = wtype[0] == "i"
+    if data.etype.bits == 8:
+        values = raw.view(np.int8 if signed else np.uint8)[:count]
+    else:
+        values = np.stack([raw & 0x0F, raw >> 4], axis=-1).reshape(-1)[:count]
+        if signed:
+            values = (values.astype(np.int8) ^ 8) - 8  # sign-extend 4 bits
+    used.extend([const, layer])
+    return values.reshape(tuple(data.shape))
+
+
 def _folded(consumers, consts: list[Layer], chain: list[Layer]) -> set[str]:
     """Ids of the layers of ``consts`` (a zero point's or scale's constant sub-graph) read only
     inside it or by the chain: computed at convert time, so the converter skips them."""
@@ -172,12 +193,14 @@ def _match(graph, consumers, const: Layer) -> Match | None:
         if wtype in _NO_ZERO_POINT:
             return None
         sub = step[0]
-        zp = _const_value(graph, graph.producer(sub, 1)[0], consts)
         lo, hi = _RANGE[wtype]
-        if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
-                or np.any(zp < lo) or np.any(zp > hi):
-            return None
-        zero_point = np.asarray(zp).astype(np.int8 if lo < 0 else np.uint8)  # exact: within the range
+        zero_point = _integer_zero_point(graph, graph.producer(sub, 1)[0], wtype, consts)
+        if zero_point is None:
+            zp = _const_value(graph, graph.producer(sub, 1)[0], consts)
+            if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
+                    or np.any(zp < lo) or np.any(zp > hi):
+                return None
+            zero_point = np.asarray(zp).astype(np.int8 if lo < 0 else np.uint8)  # exact: within the range
         chain.append(sub)
         step = _only_consumer(consumers, sub)
     if step is None or step[0].type != "Multiply":

@@ -125,3 +125,19 @@ def test_tied_table_stored_once(tmp_path, monkeypatch, etype, group, zp, externa
     want = run_openvino(xml, {"ids": ids})[0]
     got = runtime.session(out).run(None, {"ids": ids})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_position_table_read_at_computed_positions(tmp_path, monkeypatch):
+    """OPT's learned positions: Gather(table, Range(0, seq) + 2), the indices computed in the graph."""
+    ids = ov_parameter([1, None], np.int64, "ids")
+    seq = ops.gather(ops.shape_of(ids), ops.constant(np.int64(1)), ops.constant(np.int64(0)))
+    positions = ops.add(ops.range(ops.constant(np.int64(0)), seq, ops.constant(np.int64(1)), "i64"),
+                        ops.constant(np.int64(2)))
+    table = ov_compressed_weight((V, H), "u8", None, zero_point="int")
+    xml = ov_save(tmp_path / "p.xml", ops.gather(table, ops.unsqueeze(positions, ops.constant(np.int64(0))),
+                                                 ops.constant(np.int64(0))), [ids])
+    model, before = convert(xml), _today(monkeypatch, xml)
+    assert _full_table_readers(model) == {"Gather"}
+    ids_in = np.zeros((1, 7), np.int64)
+    assert_bitexact(_outputs(model, ids_in), _outputs(before, ids_in))
+    np.testing.assert_allclose(_outputs(model, ids_in), run_openvino(xml, {"ids": ids_in})[0], rtol=1e-6, atol=0)

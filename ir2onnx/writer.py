@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -25,7 +26,7 @@ from onnx import TensorProto
 
 from .errors import Ir2OnnxError
 from .ir.graph import ConstData
-from .lowering.builder import TensorEntry
+from .lowering.builder import Deferred, TensorEntry
 from .lowering.convert import Converted
 
 PROTOBUF_LIMIT = 2**31 - 1
@@ -89,18 +90,47 @@ class Progress:
                   f"({step * 10}%)", file=sys.stderr, flush=True)
 
 
-def _write_bytes(t: TensorEntry, out, progress: Progress) -> None:
+def _write_bytes(t: TensorEntry, out, progress: Progress, made=None) -> None:
     if isinstance(t.data, ConstData):
         _copy_range(t.data, out)
     else:
-        out.write(t.raw_bytes())
+        out.write(t.raw_bytes() if made is None else made)
     progress.add(t.nbytes)
 
 
+def _made_ahead(tensors: list[TensorEntry]):
+    """(tensor, its bytes if made at write time, else None) for each tensor. The bytes of each
+    Deferred tensor (a weight transposed for MatMulNBits) are made one tensor ahead in a worker
+    thread, so that making the next overlaps writing this one (NumPy, onnxruntime and file
+    writes release the GIL); at most two such tensors are in memory."""
+    made_late = [t for t in tensors if isinstance(t.data, Deferred) and t.alias is None]
+    if len(made_late) < 2:
+        yield from ((t, None) for t in tensors)
+        return
+    with ThreadPoolExecutor(1) as pool:
+        pending = iter(made_late)
+        futures = {}
+
+        def submit_next() -> None:
+            t = next(pending, None)
+            if t is not None:
+                futures[t.name] = pool.submit(t.raw_bytes)
+
+        submit_next()
+        for t in tensors:
+            if t.name in futures:
+                made = futures.pop(t.name).result()
+                submit_next()
+                yield t, made
+            else:
+                yield t, None
+
+
 def _stream_single(conv: Converted, path: Path, progress: Progress) -> None:
+    conv = conv.without_aliases()
     with open(path, "wb") as out:
         out.write(conv.model.SerializeToString())
-        for t in conv.tensors:
+        for t, made in _made_ahead(conv.tensors):
             meta = t.skeleton().SerializeToString()
             n = t.nbytes
             tensor = meta + _field(_RAW_DATA_FIELD, n)
@@ -108,28 +138,37 @@ def _stream_single(conv: Converted, path: Path, progress: Progress) -> None:
             out.write(_field(_GRAPH_FIELD, len(_field(_INITIALIZER_FIELD, tensor_len)) + tensor_len))
             out.write(_field(_INITIALIZER_FIELD, tensor_len))
             out.write(tensor)
-            _write_bytes(t, out, progress)
+            _write_bytes(t, out, progress, made)
 
 
 def _stream_external(conv: Converted, path: Path, progress: Progress) -> None:
+    if any(t.alias is not None and t.nbytes < EXTERNAL_THRESHOLD for t in conv.tensors):
+        conv = conv.without_aliases()  # too small to share bytes in the .data file
     model = onnx.ModelProto()
     model.CopyFrom(conv.model)
     data_name = path.name + ".data"
+    protos, offsets = [], {}
     with open(path.parent / data_name, "wb") as data:
-        for t in conv.tensors:
+        for t, made in _made_ahead(conv.tensors):
             proto = t.skeleton()
+            protos.append(proto)
+            if t.alias is not None:
+                continue  # its bytes are the other tensor's, written once
             if t.nbytes < EXTERNAL_THRESHOLD:
-                proto.raw_data = bytes(t.raw_bytes())
+                proto.raw_data = bytes(t.raw_bytes() if made is None else made)
             else:
                 pad = (-data.tell()) % 4096  # page-aligned, so runtimes can map tensors directly
                 data.write(b"\0" * pad)
-                offset = data.tell()
-                _write_bytes(t, data, progress)
-                proto.data_location = TensorProto.EXTERNAL
-                for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
-                    entry = proto.external_data.add()
-                    entry.key, entry.value = key, str(value)
-            model.graph.initializer.append(proto)
+                offsets[t.name] = data.tell()
+                _write_bytes(t, data, progress, made)
+    for t, proto in zip(conv.tensors, protos):
+        offset = offsets.get(t.alias or t.name)
+        if offset is not None:
+            proto.data_location = TensorProto.EXTERNAL
+            for key, value in (("location", data_name), ("offset", offset), ("length", t.nbytes)):
+                entry = proto.external_data.add()
+                entry.key, entry.value = key, str(value)
+        model.graph.initializer.append(proto)
     with open(path, "wb") as out:
         out.write(model.SerializeToString())
 

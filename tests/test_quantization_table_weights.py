@@ -169,10 +169,11 @@ def test_e8m0_scale_beyond_f16_is_not_kept_packed(tmp_path):
 
 
 @pytest.mark.parametrize("name, packed", [("nf4", "UINT4"), ("mxfp4", "UINT4"), ("fp4", "UINT4"),
-                                          ("nvfp4", "UINT4"), ("mxfp8", "FLOAT8E4M3FN")])
+                                          ("nvfp4", "UINT4"), ("mxfp8", "FLOAT8E4M3FN"), ("cb4", "UINT4")])
 def test_nncf_samples(tmp_path, name, packed):
     """samples/real/mlp_{name} (samples/make_nncf_weights.py: a 3-layer MLP through
-    ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32, NVFP4 16): every
+    ``openvino.convert_model`` and ``nncf.compress_weights``, group size 32, NVFP4 16; CB4: u4
+    indices into an f8e4m3 codebook, the scale product in f32 as OpenVINO computes it): every
     weight stays packed (NVFP4's scale sub-graph, f8e4m3 times a global f32 scale rounded to f16,
     computed at convert time), the file stays about the .bin's size, and onnxruntime matches
     OpenVINO and the oracle (``ir2onnx check``); unpacked, OpenVINO within the f16 rounding of
@@ -191,3 +192,50 @@ def test_nncf_samples(tmp_path, name, packed):
     unpacked = convert(xml, compressed_weights="unpack")
     np.testing.assert_allclose(_run(unpacked, x), want, rtol=0, atol=2e-3 * np.abs(want).max())
     assert_check(xml)
+
+
+def _cb4_ir(path, n=16, k=64, group=32, book_type="f8e4m3", to_f32=True, book_size=16, scale=True, seed=0):
+    """NNCF's CB4 chain, as OpenVINO writes it: Const u4 indices -> Convert u8 -> Gather(Const
+    codebook -> Convert f16, ., 0) -> Multiply(f16 scale) -> Reshape -> [Convert f32] -> MatMul."""
+    import openvino as ov
+
+    from ir2onnx.testing import _ov_packed
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 16, n * k).astype(np.uint8)
+    idx = ops.convert(_ov_packed(ov, ops, ov.Type.u4, (n, k // group, group), codes[0::2] | codes[1::2] << 4), np.uint8)
+    book = ops.convert(ops.constant(np.linspace(-3, 3, book_size).astype(np.float32), dtype=getattr(ov.Type, book_type)),
+                       np.float16)
+    w = ops.gather(book, idx, ops.constant(np.int64(0)))
+    if scale:
+        w = ops.multiply(w, ops.constant((rng.random((n, k // group, 1)) * 0.02 + 0.001).astype(np.float16)))
+    w = ops.reshape(w, ops.constant(np.array([n, k], np.int64)), False)
+    w = ops.convert(w, np.float32) if to_f32 else w
+    x = ov_parameter([None, k], np.float32 if to_f32 else np.float16)
+    return ov_save(path, ops.matmul(x, w, False, True), [x])
+
+
+@pytest.mark.parametrize("to_f32, book_size", [(True, 16), (False, 16), (True, 11)])
+def test_cb4_indices_stay_packed(tmp_path, to_f32, book_size):
+    """u4 indices as the .bin stores them (never int64), the codebook gathered in f32 and the
+    scale product one f32 rounding (OpenVINO's), rounded once to f16 when the chain stays f16; a
+    short codebook is padded with zeros (OpenVINO's Gather past the end)."""
+    xml = _cb4_ir(tmp_path / "c.xml", to_f32=to_f32, book_size=book_size)
+    model = convert(xml)
+    types = {t.data_type for t in model.graph.initializer}
+    assert onnx.TensorProto.UINT4 in types and onnx.TensorProto.INT64 not in {
+        t.data_type for t in model.graph.initializer if int(np.prod(t.dims)) > 2}
+    assert os.path.getsize(convert_file(xml, tmp_path / "c.onnx")) <= 1.3 * os.path.getsize(xml.with_suffix(".bin")) + 1024
+    dtype = np.float32 if to_f32 else np.float16
+    x = np.random.default_rng(3).standard_normal((3, 64)).astype(dtype)
+    got, want = _run(model, x), run_openvino(xml, {"x": x})[0]
+    got, want = got.astype(np.float32), want.astype(np.float32)  # f16: the MatMul's own roundings differ
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=(1e-5 if to_f32 else 2e-3) * np.abs(want).max())
+    assert_check(xml)
+
+
+def test_cb4_without_its_scale_is_refused(tmp_path):
+    xml = _cb4_ir(tmp_path / "c.xml", scale=False)
+    with pytest.raises(UnsupportedLayer, match="codebook-compressed weight .*not followed by one Multiply"):
+        convert(xml)
+    convert(xml, compressed_weights="unpack")  # layer by layer

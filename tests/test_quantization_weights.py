@@ -176,3 +176,32 @@ def test_cli_flag_and_summary(tmp_path, capsys):
     assert "1 compressed weight(s) kept packed" in capsys.readouterr().err
     assert main(["convert", str(xml), "-o", str(tmp_path / "b.onnx"), "--compressed-weights", "unpack"]) == 0
     assert "DequantizeLinear" not in _ops(onnx.load(tmp_path / "b.onnx"))
+
+
+def _optimized_ops(model, path) -> list[str]:
+    """The node types of onnxruntime's optimized graph (default optimizations, as runtime.session)."""
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.optimized_model_filepath = str(path)
+    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return [n.op_type for n in onnx.load(str(path)).graph.node]
+
+
+@pytest.mark.parametrize("etype, group, xshape, bshape", [
+    ("u8", None, [4, 256], [1, 64]), ("u8", None, [None, 256], [1, 64]), ("u4", 32, [4, 256], [1, 64]),
+    ("i8", None, [4, 256], [64]), ("u4", 32, [1, 4, 256], [1, 1, 64])])
+def test_weights_with_a_bias_become_matmulnbits(tmp_path, etype, group, xshape, bshape):
+    """OPT's fc1/fc2: MatMul(x, W^T) + bias [1, N]. onnxruntime's MatMulAddFusion would make Gemm
+    of MatMul + a [1, N] Add before its DequantizeLinear -> MatMulNBits fusion, which takes a Gemm
+    only with a 1-D bias; the bias is written [N] (the same sums)."""
+    x = ov_parameter(xshape)
+    w = ov_compressed_weight((64, 256), etype, group, zero_point=None if etype == "i8" else "int")
+    bias = ops.constant(np.linspace(-1, 1, 64, dtype=np.float32).reshape(bshape))
+    xml = ov_save(tmp_path / "b.xml", ops.relu(ops.add(ops.matmul(x, w, False, True), bias)), [x])
+    model = convert(xml)
+    optimized = _optimized_ops(model, tmp_path / "opt.onnx")
+    assert "MatMulNBits" in optimized and "DequantizeLinear" not in optimized, optimized
+    feed = np.random.default_rng(2).standard_normal([d or 3 for d in xshape]).astype(np.float32)
+    got, want = _run(model, feed), run_openvino(xml, {"x": feed})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import IRFormatError
 from .element_types import ElementType, unpack
 
 Dim = int | None
@@ -48,6 +49,21 @@ class BinFile:
                 mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             self._map = np.frombuffer(mm, dtype=np.uint8)
         return self._map[offset : offset + size]
+
+    def read(self, offset: int, size: int) -> np.ndarray:
+        """A writable copy of ``size`` bytes at ``offset``, read without the memory map, so that
+        the pages of a weight that is transformed once do not stay in the process."""
+        out = np.empty(size, np.uint8)
+        view = memoryview(out)
+        with open(self.path, "rb", buffering=0) as f:
+            f.seek(offset)
+            done = 0
+            while done < size:
+                n = f.readinto(view[done:])
+                if not n:
+                    raise IRFormatError(f"'{self.path}' ended early while reading weights")
+                done += n
+        return out
 
 
 @dataclass(frozen=True)

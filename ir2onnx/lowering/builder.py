@@ -8,10 +8,12 @@ the .bin until the model is materialized or streamed to disk (see :mod:`ir2onnx.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
+import ml_dtypes
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
@@ -19,7 +21,15 @@ from onnx import TensorProto, helper
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import ConstData, Shape
 
-TensorData = Union[ConstData, np.ndarray]
+@dataclass(frozen=True)
+class Deferred:
+    """Bytes made only when the file is written, one tensor at a time (a packed weight stored
+    transposed): ``make()`` returns them in ONNX raw_data layout, as bytes or a uint8 array."""
+
+    make: Callable[[], "bytes | np.ndarray"]
+
+
+TensorData = Union[ConstData, np.ndarray, Deferred]
 
 
 @dataclass
@@ -30,16 +40,26 @@ class TensorEntry:
     etype: ElementType
     dims: tuple[int, ...]
     data: TensorData
+    alias: str | None = None  # another entry whose bytes these are (see Builder.add_alias)
 
     @property
     def nbytes(self) -> int:
-        return self.data.size if isinstance(self.data, ConstData) else len(pack(self.data, self.etype))
+        """The size in raw_data, from the dims and type (nothing is packed to learn it)."""
+        return self.etype.nbytes(math.prod(self.dims))
 
     def raw_bytes(self) -> bytes | memoryview:
         """The packed bytes as ONNX stores them in raw_data."""
         if isinstance(self.data, ConstData):
-            return memoryview(self.data.raw())
-        return pack(self.data, self.etype)
+            raw = memoryview(self.data.raw())
+        elif isinstance(self.data, Deferred):
+            made = self.data.make()
+            raw = memoryview(np.ascontiguousarray(made)).cast("B") if isinstance(made, np.ndarray) else made
+        else:
+            raw = pack(self.data, self.etype)
+        if len(raw) != self.nbytes:
+            raise AssertionError(f"internal: initializer {self.name} has {len(raw)} bytes, "
+                                 f"its dims and type say {self.nbytes}")
+        return raw
 
     def skeleton(self) -> TensorProto:
         """A TensorProto with everything but the data."""
@@ -48,13 +68,25 @@ class TensorEntry:
         return t
 
 
+def _low_bits(array: np.ndarray, mask: int) -> np.ndarray:
+    """The low bits of integer values as uint8 (two's complement for negative ones)."""
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.dtype.kind in "iu" and flat.dtype.itemsize == 1:
+        return flat.view(np.uint8) & mask
+    if flat.dtype.kind in "iu":
+        return flat.astype(np.uint8) & mask  # wraps modulo 256: the low bits are kept
+    if flat.dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)):
+        return flat.astype(np.int8).view(np.uint8) & mask
+    return (flat.astype(np.int64) & mask).astype(np.uint8)  # ml_dtypes int4/uint4, floats holding integers
+
+
 def pack(array: np.ndarray, etype: ElementType) -> bytes:
     """Bytes of ``array`` in ONNX raw_data layout (4-bit types packed, low nibble first)."""
     if etype.bits == 4:
-        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 0x0F
+        flat = _low_bits(array, 0x0F)
         if flat.size % 2:
-            flat = np.append(flat, 0)
-        return ((flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)).tobytes()
+            flat = np.append(flat, np.uint8(0))
+        return (flat[0::2] | (flat[1::2] << 4)).tobytes()
     if etype.bits == 2:
         flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 3
         flat = np.append(flat, np.zeros((-flat.size) % 4, np.int64))
@@ -84,6 +116,10 @@ class Value:
         self.transposed: Callable[[list[int]], "Value | None"] | None = None
         # ... and reshaped: reshaped(shape) -> Value | None, called by GroupConvolution's filters.
         self.reshaped: Callable[[tuple[int, ...]], "Value | None"] | None = None
+        # Set by a lowering that can gather rows of its value before computing it (a compressed
+        # table): gathered(indices) -> Value | None, with int64 indices all in range, called by
+        # Gather on axis 0.
+        self.gathered: Callable[["Value"], "Value | None"] | None = None
 
     @property
     def name(self) -> str:
@@ -148,6 +184,7 @@ class Builder:
         self.outputs: list[onnx.ValueInfoProto] = []
         self._used: set[str] = set()
         self._small: dict[tuple, str] = {}
+        self._shared: dict[tuple, str] = {}  # a .bin region (or a value made from one) -> its initializer
         self.layer_name = "node"  # prefix for node names, set per layer by the converter
         self.node_layers: dict[str, str] = {}  # node name -> the name of the layer that made it
 
@@ -188,16 +225,49 @@ class Builder:
 
     # -- constants -----------------------------------------------------------------------
     def add_initializer(self, data: TensorData, etype: ElementType, hint: str = "const") -> str:
+        """An initializer of ``data`` (a .bin region, or an array); equal small arrays and Consts
+        of the same .bin region, type and shape share one."""
         dims = data.shape
         if isinstance(data, np.ndarray) and data.size <= 16:
             key = (etype.name, dims, pack(data, etype))
             if key in self._small:
                 return self._small[key]
-        name = self.unique(hint)
-        self.tensors.append(TensorEntry(name, etype, tuple(int(d) for d in dims), data))
+        name = self.add_tensor(data, etype, dims, hint)
         if isinstance(data, np.ndarray) and data.size <= 16:
             self._small[key] = name
         return name
+
+    def add_tensor(self, data: TensorData, etype: ElementType, dims, hint: str = "const",
+                   key: tuple | None = None) -> str:
+        """An initializer of ``etype`` and ``dims`` whose bytes are ``data``'s. Tensors with equal
+        ``key`` are stored once; a .bin region's key is its place, size, type and dims
+        (``openvino.save_model`` stores equal constants once, and every Const reading the region
+        gets the same initializer). ``key`` names what a Deferred or array is made from."""
+        dims = tuple(int(d) for d in dims)
+        if key is None and isinstance(data, ConstData):
+            key = ()
+        if key is not None:
+            if isinstance(data, ConstData):
+                key = (*key, data.bin.path, data.offset, data.size)
+            key = (*key, etype.name, dims)
+            if key in self._shared:
+                return self._shared[key]
+        name = self.unique(hint)
+        self.tensors.append(TensorEntry(name, etype, dims, data))
+        if key is not None:
+            self._shared[key] = name
+        return name
+
+    def add_alias(self, name: str) -> str:
+        """A second initializer with the bytes of ``name``: with external data both point at the
+        same bytes of the .data file (stored once); in one file the writer replaces it by
+        ``name`` itself (:func:`ir2onnx.lowering.convert.Converted.without_aliases`). For
+        onnxruntime, which fuses DequantizeLinear -> MatMul into MatMulNBits only for a weight
+        no other node reads."""
+        entry = next(t for t in self.tensors if t.name == name)
+        alias = self.unique(f"{name}_alias")
+        self.tensors.append(TensorEntry(alias, entry.etype, entry.dims, entry.data, alias=name))
+        return alias
 
     def const(self, values: Any, dtype: Any = np.int64, hint: str = "const") -> str:
         """Name of an initializer holding ``values`` (np.int64 unless ``dtype`` says otherwise)."""

@@ -42,6 +42,7 @@ class Context:
     compressed_weights: str = "dequantize"  # "dequantize" (packed) or "unpack"
     packed: dict = field(default_factory=dict)  # last layer id of a decompression chain -> its plan
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
+    found: dict = field(default_factory=dict)  # id(graph) -> its decompression chains, kept across opset retries
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
@@ -77,13 +78,33 @@ class Converted:
 
     @property
     def weight_bytes(self) -> int:
-        return sum(t.nbytes for t in self.tensors)
+        return sum(t.nbytes for t in self.tensors if t.alias is None)
+
+    def without_aliases(self) -> "Converted":
+        """The model with every alias initializer replaced by the one whose bytes it shares (one
+        file cannot point two initializers at the same bytes)."""
+        aliases = {t.name: t.alias for t in self.tensors if t.alias is not None}
+        if not aliases:
+            return self
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        def rename(graph: onnx.GraphProto) -> None:
+            for node in graph.node:
+                node.input[:] = [aliases.get(i, i) for i in node.input]
+                for a in node.attribute:
+                    for g in [a.g] if a.HasField("g") else list(a.graphs):
+                        rename(g)
+
+        rename(model.graph)
+        tensors = [t for t in self.tensors if t.alias is None]
+        return Converted(model, tensors, self.node_layers, self.summary)
 
     def to_model_proto(self) -> onnx.ModelProto:
         """A complete ModelProto with every initializer's bytes copied in."""
         model = onnx.ModelProto()
-        model.CopyFrom(self.model)
-        for t in self.tensors:
+        conv = self.without_aliases()
+        model.CopyFrom(conv.model)
+        for t in conv.tensors:
             proto = t.skeleton()
             proto.raw_data = bytes(t.raw_bytes())
             model.graph.initializer.append(proto)
@@ -140,8 +161,10 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     for g in _all_graphs(graph):
         declared.check_edges(g)
 
+    found: dict = {}  # the decompression chains are matched once, whatever opset is tried
+
     def lower(at: int) -> Converted:
-        return _lower(graph, at, quantized, compressed_weights)
+        return _lower(graph, at, quantized, compressed_weights, found)
 
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
@@ -179,11 +202,12 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
     return many
 
 
-def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) -> Converted:
+def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None) -> Converted:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
     b = Builder(opset)
-    ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights)
-    ctx.packed, ctx.inside = _decompression(graph, compressed_weights)
+    ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
+                  found={} if found is None else found)
+    ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
     for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value
@@ -206,8 +230,12 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) ->
     return Converted(model, b.tensors, node_layers, _summary(ctx.stats))
 
 
-def _decompression(graph: Graph, mode: str):
-    return decompression.find(graph) if mode == "dequantize" else ({}, set())
+def _decompression(graph: Graph, mode: str, found: dict):
+    if mode != "dequantize":
+        return {}, set()
+    if id(graph) not in found:
+        found[id(graph)] = decompression.find(graph)
+    return found[id(graph)]
 
 
 def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
@@ -226,8 +254,8 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
     try:
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
                       state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
-                      stats=ctx.stats, compressed_weights=ctx.compressed_weights)
-        sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights)
+                      stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found)
+        sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights, ctx.found)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)
         infos, outs = [], []
@@ -286,6 +314,16 @@ def _summary(stats: dict) -> list[str]:
     lines = []
     if "compressed_weights" in stats:
         lines.append(f"{stats['compressed_weights']} compressed weight(s) kept packed (DequantizeLinear)")
+    if "gathered_tables" in stats:
+        lines.append(f"{stats['gathered_tables']} Gather(s) of a compressed table read the packed rows first "
+                     f"and dequantize only those")
+    if "tied_tables" in stats:
+        lines.append(f"{stats['tied_tables']} table(s) read by both a Gather and a MatMul stored once, transposed "
+                     f"for MatMulNBits")
+    if "tied_8bit" in stats:
+        lines.append(f"{stats['tied_8bit']} of them 8-bit: onnxruntime fuses MatMulNBits only for a weight no "
+                     f"other node reads; with external data the Gather reads the same bytes through a second "
+                     f"initializer, in one file the MatMul dequantizes the table on every run (use --external-data)")
     if "fq_total" in stats:
         lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
                      f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "

@@ -43,12 +43,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from onnx import TensorProto
 
 from ..ir.element_types import TYPES
 from ..ir.graph import ConstData, Graph, Layer
-from . import table_weights
-from .builder import LazyValue, TensorEntry, Value
+from . import codebook_weights, table_weights
+from .dequantize_forms import emit  # noqa: F401  (the converter calls decompression.emit)
 
 MODES = ("dequantize", "unpack")
 WEIGHT_TYPES = ("u8", "i8", "u4", "i4", "f8e4m3", "f8e5m2", *table_weights.TABLE_TYPES)
@@ -71,6 +70,8 @@ class Match:
     out_type: str  # the root's element type
     reshape_to: tuple[int, ...] | None  # the root Reshape's output shape, if the chain has one
     consts: list[Layer]  # the layers of the zero point's and scale's constant sub-graphs
+    tied: bool = False  # the root feeds both a Gather (a table) and a MatMul(transpose_b)
+    codebook: np.ndarray | None = None  # CB4: the f16/f32 values the u4 weight indexes
 
 
 def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
@@ -106,6 +107,27 @@ def _const_value(graph: Graph, layer: Layer, used: list, depth: int = 0) -> np.n
         return None
     used.append(layer)
     return out
+
+
+def _integer_zero_point(graph: Graph, layer: Layer, wtype: str, used: list) -> np.ndarray | None:
+    """NNCF's zero point, Const(the weight's type) -> Convert(f16/f32), as int8/uint8 read off the
+    .bin directly (exact: every such integer is an f16), else None."""
+    if layer.type != "Convert" or layer.attrs["destination_type"].name not in _SCALE_TYPES:
+        return None
+    const = graph.producer(layer, 0)[0]
+    if const.type != "Const" or const.const is None or const.const.etype.name != wtype:
+        return None
+    data, count = const.const, int(np.prod(const.const.shape, dtype=np.int64))
+    raw = data.raw()
+    signed = wtype[0] == "i"
+    if data.etype.bits == 8:
+        values = raw.view(np.int8 if signed else np.uint8)[:count]
+    else:
+        values = np.stack([raw & 0x0F, raw >> 4], axis=-1).reshape(-1)[:count]
+        if signed:
+            values = (values.astype(np.int8) ^ 8) - 8  # sign-extend 4 bits
+    used.extend([const, layer])
+    return values.reshape(tuple(data.shape))
 
 
 def _folded(consumers, consts: list[Layer], chain: list[Layer]) -> set[str]:
@@ -144,39 +166,63 @@ def find(graph: Graph) -> tuple[dict[str, Match], set[str]]:
 
 def _match(graph, consumers, const: Layer) -> Match | None:
     wtype = const.const.etype.name
-    wshape = tuple(const.const.shape)
     chain, consts = [const], []
     step = _only_consumer(consumers, const)
     if step is None or step[0].type != "Convert":
         return None
     convert = step[0]
     ftype = convert.attrs["destination_type"].name
+    chain.append(convert)
+    codebook = None
+    if wtype == "u4" and ftype in codebook_weights.INDEX_TYPES:
+        found = codebook_weights.head(graph, consumers, convert, consts, _const_value)
+        if found is None:
+            return None
+        codebook, gather = found
+        ftype = codebook.dtype.name.replace("float", "f")
+        chain.append(gather)
+        step = _only_consumer(consumers, gather)
+        if step is None or step[0].type != "Multiply":
+            raise codebook_weights.refuse(gather, "its Gather is not followed by one Multiply by a scale")
+        return _tail(graph, consumers, const, chain, consts, ftype, step, None, codebook)
     if ftype not in _SCALE_TYPES:
         return None
-    chain.append(convert)
     step = _only_consumer(consumers, convert)
     zero_point = None
     if step is not None and step[0].type == "Subtract" and step[1] == 0:
         if wtype in _NO_ZERO_POINT:
             return None
         sub = step[0]
-        zp = _const_value(graph, graph.producer(sub, 1)[0], consts)
         lo, hi = _RANGE[wtype]
-        if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
-                or np.any(zp < lo) or np.any(zp > hi):
-            return None
-        zero_point = np.asarray(zp).astype(np.int64)
+        zero_point = _integer_zero_point(graph, graph.producer(sub, 1)[0], wtype, consts)
+        if zero_point is None:
+            zp = _const_value(graph, graph.producer(sub, 1)[0], consts)
+            if zp is None or not np.all(np.isfinite(zp)) or np.any(zp != np.round(zp)) \
+                    or np.any(zp < lo) or np.any(zp > hi):
+                return None
+            zero_point = np.asarray(zp).astype(np.int8 if lo < 0 else np.uint8)  # exact: within the range
         chain.append(sub)
         step = _only_consumer(consumers, sub)
     if step is None or step[0].type != "Multiply":
         return None
+    return _tail(graph, consumers, const, chain, consts, ftype, step, zero_point, None)
+
+
+def _tail(graph, consumers, const: Layer, chain, consts, ftype: str, step, zero_point, codebook) -> Match | None:
+    """The Multiply(scale) -> [Reshape] -> [Convert f32] that ends every chain."""
+    wshape = tuple(const.const.shape)
     mul = step[0]
     scale = _const_value(graph, graph.producer(mul, 1 - step[1])[0], consts)
     if scale is None or scale.dtype != TYPES[ftype].numpy or not np.all(np.isfinite(scale)):
+        if codebook is not None:
+            raise codebook_weights.refuse(mul, f"the scale is not a finite constant of the codebook's type {ftype}")
         return None
     chain.append(mul)
     for arr in (scale, zero_point):  # both broadcast onto the weight without growing it
         if arr is not None and (arr.ndim > len(wshape) or np.broadcast_shapes(arr.shape, wshape) != wshape):
+            if codebook is not None:
+                raise codebook_weights.refuse(mul, f"the scale {list(arr.shape)} does not broadcast onto "
+                                                   f"the indices {list(wshape)}")
             return None
     if any(l.attrs.get("auto_broadcast", "numpy") != "numpy" for l in chain[2:]):
         return None
@@ -191,97 +237,8 @@ def _match(graph, consumers, const: Layer) -> Match | None:
             and step[0].attrs["destination_type"].name == "f32":
         chain.append(step[0])
         out_type = "f32"
-    return Match(chain[-1], chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts)
-
-
-def _varying_axes(m: Match) -> list[int]:
-    axes = {i for a in (m.scale, m.zero_point) if a is not None for i, d in enumerate(a.shape) if d != 1}
-    return sorted(axes)
-
-
-def _blocked_axis(m: Match, lo: int, hi: int) -> int | None:
-    """The axis of a blocked DequantizeLinear that replaces the root Reshape: the groups ``lo..hi``
-    vary, axis ``hi+1`` is the group itself, and the Reshape merges axes ``hi`` and ``hi+1``."""
-    w = m.weight.shape
-    if m.reshape_to is None or hi < 0 or hi + 1 >= len(w):
-        return None
-    merged = tuple(w[:hi]) + (w[hi] * w[hi + 1],) + tuple(w[hi + 2:])
-    return hi if merged == m.reshape_to else None
-
-
-def emit(ctx, m: Match) -> Value:
-    """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
-    if m.weight.etype.name in table_weights.TABLE_TYPES:
-        return table_weights.emit(ctx, m)
-    b, layer = ctx.b, m.root
-    wtype = m.weight.etype
-    if wtype.name in _FLOAT8:
-        ctx.require_opset(layer, 19, f"{wtype.name} weights kept as they are (DequantizeLinear; "
-                                     "--compressed-weights unpack unpacks them)")
-    if wtype.bits == 4:
-        ctx.require_opset(layer, 21, f"{wtype.name} weights kept packed (DequantizeLinear; "
-                                     "--compressed-weights unpack unpacks them)")
-    ctx.onnx_type(layer, wtype)
-    w = tuple(m.weight.shape)
-    axes = _varying_axes(m)
-    lo, hi = (axes[0], axes[-1]) if axes else (0, -1)
-    blocked = _blocked_axis(m, lo, hi) if ctx.opset >= 21 else None
-    f16_out = m.out_type == "f16" and ctx.opset >= 19
-    scale_np = np.float16 if f16_out else np.float32
-    full_scale = lambda a: np.broadcast_to(a, (1,) * lo + w[lo:hi + 1] + (1,) * (len(w) - hi - 1))  # noqa: E731
-    attrs = {}
-    if blocked is not None:
-        ctx.require_opset(layer, 21, "blocked DequantizeLinear (group-wise compressed weights)")
-        dims = m.reshape_to
-        keep = lambda a: np.broadcast_to(a, w[:hi + 1] + (1,) + w[hi + 2:]).reshape(  # noqa: E731
-            w[:hi + 1] + w[hi + 2:])
-        scale = keep(m.scale)
-        zp = None if m.zero_point is None else keep(m.zero_point)
-        attrs = dict(axis=blocked, block_size=w[hi + 1])
-        out_shape = m.reshape_to
-    elif not axes:  # per tensor
-        dims, scale = w, m.scale.reshape(())
-        zp = None if m.zero_point is None else m.zero_point.reshape(())
-        out_shape = w
-    else:
-        pre, mid = int(np.prod(w[:lo], dtype=np.int64)), int(np.prod(w[lo:hi + 1], dtype=np.int64))
-        dims = w if lo == hi else (pre, mid, int(np.prod(w[hi + 1:], dtype=np.int64)))
-        attrs = dict(axis=lo if lo == hi else 1)
-        scale = full_scale(m.scale).reshape(-1)
-        zp = None if m.zero_point is None else full_scale(m.zero_point).reshape(-1)
-        out_shape = w
-    target = tuple(m.reshape_to or w)
-    ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
-
-    def emit_dq(data, dims, scale, zp, attrs, target=target) -> str:
-        name = b.unique(f"{m.chain[0].name}_packed")
-        b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), data))
-        scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
-        if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
-            scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
-        inputs = [name, scale_name]
-        if zp is not None:
-            inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
-        out = b.DequantizeLinear(*inputs, **attrs)
-        if tuple(dims) != target:
-            out = b.Reshape(out, b.const(list(target)))
-        if m.out_type == "f16" and not f16_out:
-            out = b.Cast(out, to=TensorProto.FLOAT16)
-        return out
-
-    out = LazyValue(b, TYPES[m.out_type], target, lambda: emit_dq(m.weight, dims, scale, zp, attrs))
-    if len(dims) == 2 and tuple(dims) == target and m.out_type == "f32":
-        # MatMul(transpose_b): store the weights transposed, so that DequantizeLinear feeds the
-        # MatMul directly (onnxruntime then runs MatMulNBits, ~30x faster than dequantizing the
-        # weights on every run); the values are unpacked and packed again at convert time
-        def transposed(perm):
-            moved = dict(attrs)
-            if "axis" in moved:
-                moved["axis"] = 1 - moved["axis"]
-            data = np.ascontiguousarray(m.weight.array().reshape(dims).T)
-            zt = None if zp is None else np.asarray(zp).T
-            return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
-                data, data.shape, np.asarray(scale).T, zt, moved, target[::-1]))
-
-        out.transposed = transposed
-    return out
+    root = chain[-1]
+    readers = {(c.type, port, bool(c.attrs.get("transpose_b"))) for c, port in consumers.get((root.id, 0), [])}
+    tied = any(t == "Gather" and p == 0 for t, p, _ in readers) and ("MatMul", 1, True) in readers
+    return Match(root, chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts, tied,
+                 codebook)

@@ -31,7 +31,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..ir.element_types import NF4_VALUES, TYPES
-from .builder import LazyValue, TensorEntry, Value
+from . import codebook_weights, compressed_gather
+from .builder import LazyValue, Value
 
 TABLE_TYPES = ("nf4", "f4e2m1")
 
@@ -50,19 +51,23 @@ def table(wtype: str, out_type: str) -> np.ndarray:
 
 def emit(ctx, m) -> Value:
     """The Cast -> Gather -> Mul [-> Reshape] [-> Cast] that replaces ``m.root`` (a
-    :class:`~ir2onnx.lowering.decompression.Match` of an nf4 / f4e2m1 weight)."""
+    :class:`~ir2onnx.lowering.decompression.Match` of an nf4 / f4e2m1 weight, or of CB4's u4
+    indices into a codebook: :mod:`.codebook_weights`)."""
     b, layer, wtype = ctx.b, m.root, m.weight.etype
-    ctx.require_opset(layer, 21, f"{wtype.name} weights kept packed (UINT4 codes and a Gather table; "
+    what = "codebook indices" if m.codebook is not None else f"{wtype.name} weights"
+    ctx.require_opset(layer, 21, f"{what} kept packed (UINT4 codes and a Gather table; "
                                  "--compressed-weights unpack unpacks them)")
+    values_f32 = codebook_weights.table(m.codebook, m.out_type) if m.codebook is not None \
+        else table(wtype.name, m.out_type)
+    label = "codebook" if m.codebook is not None else f"{wtype.name}_table"
     w = tuple(int(d) for d in m.weight.shape)
     target = tuple(m.reshape_to or w)
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
 
     def emit_table() -> str:
-        codes = b.unique(f"{m.chain[0].name}_codes")
-        b.tensors.append(TensorEntry(codes, TYPES["u4"], w, m.weight))
+        codes = b.add_tensor(m.weight, TYPES["u4"], w, f"{m.chain[0].name}_codes")
         index = b.Cast(codes, to=TensorProto.INT32)
-        values = b.Gather(b.const(table(wtype.name, m.out_type), np.float32, f"{wtype.name}_table"), index)
+        values = b.Gather(b.const(values_f32, np.float32, label), index)
         scale_name = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")
         if m.scale.dtype != np.float32:  # f16 scales stay f16 in the file; widened exactly
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
@@ -73,4 +78,6 @@ def emit(ctx, m) -> Value:
             out = b.Cast(out, to=TensorProto.FLOAT16)
         return out
 
-    return LazyValue(b, TYPES[m.out_type], target, emit_table)
+    out = LazyValue(b, TYPES[m.out_type], target, emit_table)
+    compressed_gather.attach_table(ctx, m, values_f32, out)
+    return out

@@ -44,6 +44,10 @@ def _gather(ctx, layer, inputs, negative: bool):
         return [_batched_gather(ctx, layer, data, indices, axis, batch_dims, negative)]
     size = data.shape[axis]
     out_shape = None if indices.shape is None else data.shape[:axis] + indices.shape + data.shape[axis + 1:]
+    if data.gathered is not None and axis == 0 and size is not None and indices.shape is not None:
+        picked = _gathered_first(ctx, data, indices, size, negative)
+        if picked is not None:
+            return [picked]
     if indices.is_const and size is not None:
         idx = np.asarray(indices.value()).astype(np.int64)
         valid = (idx >= (-size if negative else 0)) & (idx < size)
@@ -60,6 +64,31 @@ def _gather(ctx, layer, inputs, negative: bool):
                 return [vector_value(g, data.etype, idx.shape, picked, lambda: g.Gather(data, i64(g, idx), axis=0))]
             return [g.Gather(data, i64(g, idx), axis=axis)]
     return [_masked_gather(ctx, data, indices, axis, rank, negative, out_shape)]
+
+
+def _gathered_first(ctx, data: Value, indices: Value, size: int, negative: bool) -> Value | None:
+    """A compressed table's rows gathered before they are dequantized (``data.gathered``); indices
+    out of range read row 0 and give zeros after (Where), as in :func:`_masked_gather`."""
+    g = ctx.b
+    valid = None
+    if indices.is_const:
+        idx = np.asarray(indices.value()).astype(np.int64)
+        if not ((idx >= (-size if negative else 0)) & (idx < size)).all():
+            return None
+        safe = g.const_value(idx % max(size, 1))
+    else:
+        idx = indices.name if indices.etype.name == "i64" else g.Cast(indices, to=TensorProto.INT64)
+        s = i64(g, size)
+        valid = g.And(g.GreaterOrEqual(idx, g.Neg(s) if negative else i64(g, 0)), g.Less(idx, s))
+        safe = Value(g, element_type("i64"), indices.shape, name=g.Where(valid, idx, i64(g, 0)))
+    out = data.gathered(safe)
+    if out is None or valid is None:
+        return out
+    trailing = len(data.shape) - 1
+    if trailing:
+        valid = g.Unsqueeze(valid, i64(g, list(range(-trailing, 0))))
+    zero = g.const(np.zeros((), out.etype.numpy), out.etype.numpy, "zero")
+    return Value(g, out.etype, out.shape, name=g.Where(valid, out, zero))
 
 
 def _masked_gather(ctx, data: Value, indices: Value, axis: int, rank: int, negative: bool, out_shape,

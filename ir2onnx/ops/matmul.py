@@ -61,6 +61,7 @@ def matmul(ctx, layer, inputs):
     """MatMul-1 -> [Transpose] -> MatMul (transposes of small constants folded; a 1-D B after a
     Transpose of A: Unsqueeze, MatMul, Squeeze)."""
     a, b = inputs
+    weight = b
     if a.etype != b.etype:
         raise InvalidLayer(layer, f"operands have different element types ({a.etype.name} and {b.etype.name})")
     if a.etype.name not in TYPES:
@@ -77,7 +78,24 @@ def matmul(ctx, layer, inputs):
         # a wrong product (measured: A [3,2] transposed times B [3]); a 2-D B [K,1] fuses correctly.
         g = ctx.b
         return [g.Squeeze(g.MatMul(a, g.Unsqueeze(b, i64(g, [1], "axes"))), i64(g, [-1], "axes"))]
-    return [ctx.b.MatMul(a, b)]
+    out = Value(ctx.b, weight.etype, layer.outputs[0].shape, name=ctx.b.MatMul(a, b))
+    if weight.transposed is not None and b is not weight:  # a compressed weight behind DequantizeLinear
+        out.absorb_add = lambda other: _vector_bias(ctx, out, other)
+    return [out]
+
+
+def _vector_bias(ctx, out: Value, other: Value) -> Value | None:
+    """Add(MatMul, bias) with a constant bias of shape [1, .., 1, N] as Add(MatMul, bias[N]): the
+    same sums, but onnxruntime keeps DequantizeLinear -> MatMul fusable into MatMulNBits. Its
+    MatMulAddFusion turns a 2-D MatMul + [1, N] Add into Gemm first, and its DequantizeLinear
+    fusion takes a Gemm only with a 1-D bias (measured, 1.32: DequantizeLinear + FusedGemm)."""
+    shape, rank = other.shape, out.rank
+    if not other.is_const or other.etype != out.etype or shape is None or rank is None \
+            or not 2 <= len(shape) <= rank or any(d != 1 for d in shape[:-1]) \
+            or shape[-1] != out.shape[-1] or shape[-1] is None:
+        return None
+    bias = ctx.b.const_value(np.asarray(other.value()).reshape(-1), hint=f"{ctx.b.layer_name}/bias")
+    return Value(ctx.b, out.etype, out.shape, name=ctx.b.Add(out, bias))
 
 
 # -- Einsum-7 --------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
 
 def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
-            compressed_weights: str = "dequantize") -> onnx.ModelProto:
+            compressed_weights: str = "dequantize", precision: str = "f32") -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
 
     ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
@@ -37,9 +37,14 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     ``"qdq-symmetric"``: int8 with zero point 0 only). ``compressed_weights``: OpenVINO's
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
     default) or unpacked to floats (``"unpack"``).
+
+    ``precision``: the compute type of float activations (:mod:`ir2onnx.lowering.precision`):
+    ``"f32"`` (the default: FP16 IRs computed in f32 as OpenVINO's CPU plugin does, f16 weights
+    kept f16 in the file; IR v10 f16 inputs and outputs become f32), ``"f16"`` (for CUDA and
+    TensorRT; normalisations, reductions, Softmax, Exp ... stay f32) or ``"ir"`` (the literal types).
     """
     conv = convert_graph(_graph(model, weights), opset, quantized=quantized,
-                         compressed_weights=compressed_weights)
+                         compressed_weights=compressed_weights, precision=precision)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
@@ -49,28 +54,32 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
 def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
-                 compressed_weights: str = "dequantize", summary: list | None = None) -> Path:
+                 compressed_weights: str = "dequantize", summary: list | None = None,
+                 precision: str = "f32") -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB. ``quantized`` and ``compressed_weights`` as in :func:`convert`;
+    only for models over 2 GiB. ``quantized``, ``compressed_weights`` and ``precision`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     """
     graph = _graph(model, weights)
     if output is None:
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
-                 quantized=quantized, compressed_weights=compressed_weights, summary=summary)[0]
+                 quantized=quantized, compressed_weights=compressed_weights, summary=summary,
+                 precision=precision)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
-          compressed_weights: str = "dequantize", summary: list | None = None) -> tuple[Path, Converted]:
+          compressed_weights: str = "dequantize", summary: list | None = None,
+          precision: str = "f32") -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
+                         precision=precision)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

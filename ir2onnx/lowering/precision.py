@@ -49,9 +49,9 @@ RETYPED = (F16, F32)  # the float types the pass moves between (f64, bf16, f8 ar
 # cases: docs/precision.md).
 KEEP_F32: frozenset[str] = frozenset({
     # normalisations
-    "MVN", "NormalizeL2", "BatchNormInference", "GroupNormalization", "LRN", "RMS",
+    "MVN", "NormalizeL2", "BatchNormInference", "GroupNormalization", "LRN",
     # softmax, exponentials, powers, logarithms
-    "Softmax", "LogSoftmax", "Exp", "Power", "Log", "SoftPlus",
+    "SoftMax", "LogSoftmax", "Exp", "Power", "Log", "SoftPlus",
     # reductions that sum
     "ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2", "CumSum",
 })

@@ -198,7 +198,7 @@ def test_tables_name_known_layer_types():
 
     known = {t for t, _ in schemas()}
     for table in (precision.KEEP_F32, precision.ATTRIBUTE_TYPED, precision.TRANSPARENT,
-                  precision.KEEP_INPUTS, precision.ANY_INPUTS):
+                  precision.SCATTERS, precision.KEEP_INPUTS, precision.ANY_INPUTS):
         assert set(table) <= known, set(table) - known
 
 

@@ -69,19 +69,25 @@ KEEP_F32: frozenset[str] = frozenset({
 # Layers whose float output type is an attribute (or the like-input's type): it is kept.
 ATTRIBUTE_TYPED: frozenset[str] = frozenset({"Convert", "ConvertLike", "Range", "RandomUniform",
                                              "Eye", "Multinomial"})
-# Layers that only move data: their float ports take their float inputs' type when those agree.
+# Layers whose result is the same in every float type (they move data, or pick the largest or
+# smallest): they take their float inputs' type when those agree, so no Cast is added around them
+# and f16 data keeps its NaN payloads (and a max of nothing its type's lowest value).
 TRANSPARENT: frozenset[str] = frozenset({
     "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Split", "VariadicSplit", "Gather",
     "GatherND", "GatherElements", "StridedSlice", "Slice", "SliceScatter", "Broadcast", "Tile",
     "Pad", "DepthToSpace", "SpaceToDepth", "BatchToSpace", "SpaceToBatch", "ShuffleChannels",
     "Reverse", "ReverseSequence", "Roll", "Select", "Identity",
+    "MaxPool", "AdaptiveMaxPool", "ReduceMax", "ReduceMin", "SegmentMax", "Maximum", "Minimum",
 })
-# Inputs that keep their declared type whatever the layer computes in: shapes and scales.
+# ... and these when they scatter without a reduction.
+SCATTERS: frozenset[str] = frozenset({"ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate"})
+# Inputs that keep their declared type whatever the layer computes in: shapes, scales, lengths.
 KEEP_INPUTS: dict[str, tuple[int, ...]] = {
     "Interpolate": (1, 2), "Range": (0, 1, 2), "RandomUniform": (0, 1, 2), "ConvertLike": (1,),
+    "ReverseSequence": (1,),
 }
-# Inputs read only for their shape: they take whatever their producer gives.
-ANY_INPUTS: dict[str, tuple[int, ...]] = {"ShapeOf": (0,)}
+# Inputs that take whatever their producer gives: read only for their shape, or converted.
+ANY_INPUTS: dict[str, tuple[int, ...]] = {"ShapeOf": (0,), "Convert": (0,), "ConvertLike": (0,)}
 STATE = ("ReadValue", "Assign")
 
 
@@ -191,10 +197,11 @@ class _Pass:
             ins, outs, attrs = self.state_ports(layer, attrs)
         else:
             c = self.compute_type(layer)
-            if kind in TRANSPARENT:
-                floats = {h.name for h, p in zip(have, layer.inputs) if _moves(p.etype) and _moves(h)}
-                c = TYPES[floats.pop()] if len(floats) == 1 else c
             keep = KEEP_INPUTS.get(kind, ())
+            if kind in TRANSPARENT or (kind in SCATTERS and attrs.get("reduction", "none") == "none"):
+                floats = {h.name for i, (h, p) in enumerate(zip(have, layer.inputs))
+                          if i not in keep and _moves(p.etype) and _moves(h)}
+                c = TYPES[floats.pop()] if len(floats) == 1 else c
             anything = ANY_INPUTS.get(kind, ())
             ins = [h if i in anything else p.etype if i in keep else self.retype(p.etype, c)
                    for i, (p, h) in enumerate(zip(layer.inputs, have))]

@@ -6,10 +6,10 @@ import time
 import numpy as np
 
 
-def measure(runners: dict, rounds: int, budget_s: float, block: int = 20, settle: int = 10
-            ) -> tuple[dict[str, tuple[float, float, float]], int]:
-    """{name: (median seconds, median of per-round ratios to 'openvino', ratio of the fastest
-    runs)} from rounds of blocks, and the number of rounds run. In a round each runner runs
+def measure(runners: dict, rounds: int, budget_s: float, block: int = 20, settle: int = 10,
+            baseline: str = "openvino") -> tuple[dict[str, tuple[float, float, float]], int]:
+    """{name: (median seconds, median of per-round ratios to ``baseline`` (default 'openvino'),
+    ratio of the fastest runs)} from rounds of blocks, and the number of rounds run. In a round each runner runs
     ``settle`` untimed and then ``block`` timed runs back to back: onnxruntime's and OpenVINO's
     worker threads keep spinning for a while after a run, and on a 2-core machine a runtime timed
     right after the other one was measured up to 2x slower than on its own (both ways); with
@@ -33,7 +33,7 @@ def measure(runners: dict, rounds: int, budget_s: float, block: int = 20, settle
             times[k].append((float(np.median(ts)), min(ts)))
         if time.perf_counter() - start > budget_s:
             break
-    ov = np.array(times["openvino"])
+    ov = np.array(times[baseline])
     out = {}
     for k, v in times.items():
         v = np.array(v)

@@ -1,4 +1,4 @@
-"""``python -m ir2onnx._openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS``: the child process of
+"""``python -m ir2onnx._openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS PRECISION``: the child process of
 :func:`ir2onnx.backends.run_openvino_isolated` (runs OpenVINO where its crashes cannot end the
 parent). Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the IR, 4 on any other error; the
 message is the last line on stderr."""
@@ -10,13 +10,14 @@ from pathlib import Path
 
 from .backends import REFUSED_EXIT, Refused, run_openvino
 from .ir.reader import load_ir
+from .lowering.precision import apply
 
 
 def main(argv: list[str]) -> int:
-    xml, weights, inp, out, steps = argv
-    graph = load_ir(xml, weights or None)
+    xml, weights, inp, out, steps, precision = argv
+    graph = apply(load_ir(xml, weights or None), precision)
     try:
-        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps))
+        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps), precision)
     except Refused as e:
         print(e, file=sys.stderr)
         return REFUSED_EXIT

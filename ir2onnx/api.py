@@ -29,8 +29,9 @@ def _graph(model, weights) -> Graph:
     return load_ir(model, weights)
 
 
-def _lowered(graph: Graph, opset, quantized, compressed_weights, rename) -> Converted:
-    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precision) -> Converted:
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
+                         precision=precision)
     if rename:
         from .rename import rename_io
 
@@ -40,7 +41,8 @@ def _lowered(graph: Graph, opset, quantized, compressed_weights, rename) -> Conv
 
 def convert(model, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
-            compressed_weights: str = "dequantize", rename: dict[str, str] | None = None) -> onnx.ModelProto:
+            compressed_weights: str = "dequantize", rename: dict[str, str] | None = None,
+            precision: str = "f32") -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
@@ -58,8 +60,13 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
     default) or unpacked to floats (``"unpack"``). ``rename={old: new}`` renames inputs and
     outputs (:mod:`ir2onnx.rename`).
+
+    ``precision``: the compute type of float activations (:mod:`ir2onnx.lowering.precision`):
+    ``"f32"`` (the default: FP16 IRs computed in f32 as OpenVINO's CPU plugin does, f16 weights
+    kept f16 in the file; IR v10 f16 inputs and outputs become f32), ``"f16"`` (for CUDA and
+    TensorRT; normalisations, reductions, Softmax, Exp ... stay f32) or ``"ir"`` (the literal types).
     """
-    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename)
+    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename, precision)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
@@ -70,13 +77,13 @@ def convert_file(model, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
                  compressed_weights: str = "dequantize", summary: list | None = None,
-                 rename: dict[str, str] | None = None) -> Path:
+                 rename: dict[str, str] | None = None, precision: str = "f32") -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB. ``quantized`` and ``compressed_weights`` as in :func:`convert`;
+    only for models over 2 GiB. ``quantized``, ``compressed_weights`` and ``precision`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
@@ -87,16 +94,16 @@ def convert_file(model, output: str | os.PathLike | None = None,
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
                  quantized=quantized, compressed_weights=compressed_weights, summary=summary,
-                 rename=rename)[0]
+                 rename=rename, precision=precision)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
           compressed_weights: str = "dequantize", summary: list | None = None,
-          rename: dict[str, str] | None = None) -> tuple[Path, Converted]:
+          rename: dict[str, str] | None = None, precision: str = "f32") -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

@@ -138,11 +138,17 @@ def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
 OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 
 
-def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
+def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
     """OpenVINO's CPU plugin at f32 inference precision, without the dynamic quantization of
     activations it applies by default to MatMuls with compressed weights (which makes them differ
     from the model by ~5e-3 relative); outputs renamed to the IR's names. ``steps`` > 0: a
-    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`)."""
+    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`).
+
+    ``graph`` is the precision-transformed graph the converted model was made from (its
+    ``xml_path`` is the IR OpenVINO reads); ``precision`` says how it was transformed (the child
+    process re-reads the IR and transforms it again). Float feeds are given to OpenVINO in the
+    types its inputs take (an IR v10 presents f16 as f32), and float outputs and states are
+    returned in the graph's types, so that every backend's arrays compare."""
     import openvino as ov
 
     from .oracles.interpreter import input_name, output_names, parameters, results
@@ -161,7 +167,7 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
     request = compiled.create_infer_request()
     for i, port in enumerate(compiled.inputs):
         name = by_param[port.get_node().friendly_name]
-        request.set_input_tensor(i, _ov_tensor(ov, feeds[name]))
+        request.set_input_tensor(i, _ov_tensor(ov, _as_float(feeds[name], port.get_element_type())))
 
     def collect():
         return _collect(compiled, request, by_result)
@@ -169,9 +175,37 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
     if steps:
         from .stateful import openvino_steps
 
-        return openvino_steps(request, collect, steps)
+        return _graph_types(graph, openvino_steps(request, collect, steps))
     request.infer()
-    return collect()
+    return _graph_types(graph, collect())
+
+
+def _as_float(array: np.ndarray, ov_type) -> np.ndarray:
+    """A float feed in the float type OpenVINO's input takes (f16 -> f32 is exact)."""
+    array = np.asarray(array)
+    try:
+        want = np.dtype(ov_type.to_dtype())
+    except Exception:  # bf16, dynamic: fed as they are
+        return array
+    return array.astype(want) if array.dtype != want and array.dtype.kind == want.kind == "f" else array
+
+
+def _graph_types(graph: Graph, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Float outputs (and ``<variable>.new@k`` states) cast to the types ``graph`` declares."""
+    from .oracles.interpreter import output_names, results
+    from .stateful import NEW
+
+    names = output_names(graph)
+    want = {names[r.id]: r.inputs[0].etype for r in results(graph)}
+    want.update({l.attrs["variable_id"] + NEW: l.outputs[0].etype for l in graph.order if l.type == "ReadValue"})
+    out = {}
+    for name, value in outputs.items():
+        etype = want.get(name.rpartition("@")[0] if "@" in name and name not in want else name)
+        if etype is not None and etype.numpy is not None and value.dtype != etype.numpy \
+                and value.dtype.kind == etype.numpy.kind == "f":
+            value = value.astype(etype.numpy)
+        out[name] = value
+    return out
 
 
 def _collect(compiled, request, by_result: dict) -> dict[str, np.ndarray]:
@@ -225,7 +259,8 @@ def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None,
     return runtime.run(sess, feeds)
 
 
-def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str | None, int]:
+def convert_to(graph: Graph, opset: int | None, folder: str,
+               precision: str = "f32") -> tuple[Path, str | None, int]:
     """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem;
     the opset used comes last (``opset=None``: the converter chooses it)."""
     import onnx
@@ -233,7 +268,7 @@ def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str 
     from .lowering.convert import convert_graph
     from .writer import save
 
-    converted = convert_graph(graph, opset)
+    converted = convert_graph(graph, opset, precision=precision)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)
@@ -246,7 +281,7 @@ def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str 
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
     """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
     backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
@@ -260,7 +295,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx._openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out), str(steps)]
+               str(inp), str(out), str(steps), precision]
         p = subprocess.run(cmd, capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:

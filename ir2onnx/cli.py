@@ -11,10 +11,12 @@ from pathlib import Path
 import numpy as np
 
 from .errors import Ir2OnnxError
-from .feed_args import add_feed_args, parse_feeds
+from .feed_args import add_feed_args, add_precision_arg, parse_feeds
 from .version import __version__
 
 EXIT_BAD_INPUT = 2
+PRECISION_SAYS = {"f32": "floats computed in f32", "f16": "floats computed in f16 (some layers f32)",
+                  "ir": "floats in the IR's types"}
 
 
 def _add_convert(sub) -> None:
@@ -45,6 +47,7 @@ def _add_convert(sub) -> None:
     p.add_argument("--compressed-weights", choices=["dequantize", "unpack"], default="dequantize",
                    help="integer-compressed weights (u8/i8/u4/i4 Const -> Convert -> Subtract -> "
                         "Multiply): kept packed behind a DequantizeLinear (default) or unpacked")
+    add_precision_arg(p)
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
     p.add_argument("--no-verify", action="store_true",
@@ -73,6 +76,7 @@ def _add_run(sub) -> None:
     add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
                    help="onnxruntime execution provider (default cpu)")
+    add_precision_arg(p)
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",
                    help="steps of a stateful IR model (ReadValue/Assign): the first is fed the "
@@ -139,14 +143,15 @@ def cmd_convert(args) -> int:
     with os_errors(f"write '{out}'", name_file=False):
         _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
                              verify=not args.no_verify, quantized=args.quantized,
-                             compressed_weights=args.compressed_weights, summary=summary, rename=rename)
+                             compressed_weights=args.compressed_weights, summary=summary, rename=rename,
+                             precision=args.precision)
     if args.quiet:
         return 0
     for line in summary + summary_lines(converted.model, converted.tensors):
         print(f"ir2onnx: {line}", file=sys.stderr)
     how = "forced by --opset" if args.opset is not None else "the lowest >= 17 every layer needs"
-    print(f"wrote {out} ({size_text(file_bytes(out))}, ONNX opset {converted.opset}, {how}) in "
-          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
+    print(f"wrote {out} ({size_text(file_bytes(out))}, ONNX opset {converted.opset}, {how}; "
+          f"{PRECISION_SAYS[args.precision]}) in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     state = variables(graph)
     if state:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
@@ -201,7 +206,8 @@ def cmd_run(args) -> int:
         model = model_xml(model)
     with os_errors("read"):
         result = run_model(model, given, weights=args.weights, shapes=shapes, seed=args.seed,
-                           provider=args.provider, steps=args.steps)
+                           provider=args.provider, steps=args.steps,
+                           precision=args.precision)
     for name, value in result.inputs.items():
         print(_summary(f"input {name}", value))
     for name, value in result.outputs.items():

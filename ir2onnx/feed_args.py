@@ -1,5 +1,5 @@
-"""The ``--input``/``--shape``/``--seed`` options of ``ir2onnx run`` and ``ir2onnx check``, defined
-once: :mod:`ir2onnx.cli` and :mod:`ir2onnx.harness` both import them, so neither imports the other."""
+"""The ``--input``/``--shape``/``--seed`` options of ``ir2onnx run`` and ``ir2onnx check`` (and
+``--precision``, which ``convert`` takes too), defined once: :mod:`ir2onnx.cli` and :mod:`ir2onnx.harness` both import them, so neither imports the other."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,3 +35,15 @@ def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]
             raise Ir2OnnxError(f"--shape '{item}': expected NAME=DIMS such as x=1,3,224,224")
         shapes[name] = parse_dims_arg(dims)
     return given, shapes
+
+
+PRECISIONS = ("f32", "f16", "ir")
+
+
+def add_precision_arg(p) -> None:
+    """Add ``--precision f32|f16|ir`` (:mod:`ir2onnx.lowering.precision`) to ``p``."""
+    p.add_argument("--precision", choices=PRECISIONS, default="f32",
+                   help="compute precision of floats: f32 (default; FP16 IRs are computed in f32 as "
+                        "OpenVINO's CPU plugin does, f16 weights stay f16 in the file), f16 (every "
+                        "float activation in f16 except normalisations, reductions, Softmax, Exp "
+                        "..., for CUDA/TensorRT), ir (the IR's literal types)")

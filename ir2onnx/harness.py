@@ -18,9 +18,9 @@ import numpy as np
 from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
                        resolve_providers, run_openvino, run_openvino_isolated, run_oracle, run_ort,
                        timed)
-from .compare import Comparison, compare
+from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from .errors import Ir2OnnxError
-from .feed_args import add_feed_args, parse_feeds
+from .feed_args import add_feed_args, add_precision_arg, parse_feeds
 from .ir.graph import Graph
 from .stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 
@@ -90,7 +90,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
           providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
-          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None) -> CheckResult:
+          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
+          precision: str = "f32") -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -103,18 +104,25 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     A stateful model (ReadValue/Assign) runs ``steps`` steps (default 4) on the same inputs, each
     backend carrying its state (:mod:`ir2onnx.stateful`); step k's outputs are compared as
     ``<output>@k`` and the variables as ``<variable_id>.new@k``.
+    ``precision`` (``"f32"``, ``"f16"``, ``"ir"``) is the conversion's compute precision
+    (:mod:`ir2onnx.lowering.precision`): the oracles run on the same precision-transformed graph,
+    OpenVINO on the IR at f32 inference precision; ``"f16"`` compares floats at the f16 tolerance.
     """
     from .api import _graph
+    from .lowering import precision as precision_pass
     from .oracles.interpreter import output_names
 
-    graph = _graph(model, weights)
+    precision_pass.check_mode(precision)
+    graph = precision_pass.apply(_graph(model, weights), precision)
+    if precision == "f16" and rtol is None and atol is None:
+        rtol, atol = DEFAULT_TOLERANCES["float16"]
     run_providers, unavailable = resolve_providers(providers)
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
     backends: list[BackendRun] = []
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
-        onnx_path, problem, opset = convert_to(graph, opset, tmp)
+        onnx_path, problem, opset = convert_to(graph, opset, tmp, "ir")  # the graph is transformed already
         state = initial_state(graph, feeds) if stateful and not problem else None
         for p in run_providers:
             backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
@@ -129,7 +137,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
             run = run_openvino_isolated if isolate_openvino else run_openvino
-            backends.append(timed("openvino", lambda: run(graph, feeds, steps)))
+            backends.append(timed("openvino", lambda: run(graph, feeds, steps, precision)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
@@ -199,6 +207,7 @@ def add_command(sub) -> None:
     p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
     p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
+    add_precision_arg(p)
     p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
     p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
     p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
@@ -218,7 +227,7 @@ def cmd_check(args) -> int:
         result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
                        providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
                        opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
-                       isolate_openvino=True)
+                       isolate_openvino=True, precision=args.precision)
     print(format_text(result))
     if args.report:
         with os_errors("write the --report file"):

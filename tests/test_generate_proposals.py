@@ -199,4 +199,4 @@ def _writer_model(tmp_path, attrs, etype="f32"):
 def test_refused(tmp_path, attrs, etype, error, match):
     base = {"min_size": "1", "nms_threshold": "0.7", "pre_nms_count": "10", "post_nms_count": "5"}
     with pytest.raises(error, match=match):
-        convert(_writer_model(tmp_path, {**base, **attrs}, etype))
+        convert(_writer_model(tmp_path, {**base, **attrs}, etype), precision="ir")  # literal f16

@@ -185,8 +185,9 @@ def test_refusals(tmp_path):
         convert(xml)
     cls, deltas = ov_parameter([1, 4, 2, 2], np.float16, "cls"), ov_parameter([1, 8, 2, 2], np.float16, "deltas")
     node = o4.proposal(cls, deltas, ov_parameter([3], np.float16, "im"), dict(BASE, ratio=[1.0], scale=[2.0, 4.0]))
-    with pytest.raises(UnsupportedLayer, match="f32 only"):
-        convert(ov_save(tmp_path / "h.xml", list(node.outputs()), [cls, deltas, node.input_value(2).get_node()]))
+    with pytest.raises(UnsupportedLayer, match="f32 only"):  # literal f16 (the default computes it in f32)
+        convert(ov_save(tmp_path / "h.xml", list(node.outputs()), [cls, deltas, node.input_value(2).get_node()]),
+                precision="ir")
     text = _ir(tmp_path, framework="tensorflow").read_text().replace('framework="tensorflow"', 'framework="mxnet"')
     (tmp_path / "m.xml").write_text(text)
     (tmp_path / "m.bin").write_bytes((tmp_path / "p.bin").read_bytes())

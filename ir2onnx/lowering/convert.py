@@ -12,7 +12,7 @@ from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, U
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
-from . import declared, decompression
+from . import declared, decompression, precision as precision_pass
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -137,7 +137,7 @@ QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
-                  compressed_weights: str = "dequantize") -> Converted:
+                  compressed_weights: str = "dequantize", precision: str = precision_pass.DEFAULT) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -149,7 +149,8 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
-    (``"unpack"``)."""
+    (``"unpack"``). ``precision``: the compute type of floats, ``"f32"`` (the default), ``"f16"``
+    or ``"ir"`` (the IR's literal types; :mod:`.precision`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
@@ -157,9 +158,11 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     if compressed_weights not in decompression.MODES:
         raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
                            f"{', '.join(decompression.MODES)}")
+    precision_pass.check_mode(precision)
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
+    graph = precision_pass.apply(graph, precision)
 
     found: dict = {}  # the decompression chains are matched once, whatever opset is tried
 

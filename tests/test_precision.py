@@ -7,6 +7,8 @@ precision (the truth the f32 default must match).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import openvino as ov
@@ -27,9 +29,10 @@ CONV = {"strides": [1, 1], "pads_begin": [1, 1], "pads_end": [1, 1], "dilations"
         "auto_pad": "explicit"}
 
 
-def _mo_fp16(path, *, c=16, k=32, hw=16, seed=0, fake_quantize=False, version=10):
+def _mo_fp16(path, *, c=16, k=32, hw=16, seed=0, fake_quantize=False, version=10, typed_inputs=False):
     """Parameter(f16) -> Convolution(f16 Const weights) -> Add(f16 bias) -> ReLU
-    [-> FakeQuantize(256 levels)] -> Result, every port f16, as Model Optimizer writes FP16 IRs."""
+    [-> FakeQuantize(256 levels)] -> Result, as Model Optimizer writes FP16 IRs: output ports say
+    f16, input ports say nothing (``typed_inputs``: they say f16 too)."""
     rng = np.random.default_rng(seed)
     w = IRWriter("fp16", version=version)
     x = w.parameter((1, c, hw, hw), "f16", "x")
@@ -44,7 +47,12 @@ def _mo_fp16(path, *, c=16, k=32, hw=16, seed=0, fake_quantize=False, version=10
         y = w.layer("FakeQuantize", "opset1", [y, lo, hi, lo, hi], {"levels": 256, "auto_broadcast": "numpy"},
                     [("f16", out)], out_names=["y"])[0]
     w.result(y)
-    return w.save(path)
+    xml = w.save(path)
+    if not typed_inputs:
+        text = xml.read_text()
+        text = re.sub(r"<input>.*?</input>", lambda m: re.sub(r' precision="[^"]*"', "", m.group(0)), text, flags=re.S)
+        xml.write_text(text)
+    return xml
 
 
 def _io(model: onnx.ModelProto):
@@ -67,8 +75,9 @@ def _node_input_types(model: onnx.ModelProto, op_type: str) -> list[int]:
 
 
 # -- f32 (the default) ----------------------------------------------------------------------------
-def test_mo_fp16_v10_is_computed_in_f32_with_f32_inputs_and_outputs(tmp_path):
-    xml = _mo_fp16(tmp_path / "mo.xml")
+@pytest.mark.parametrize("typed_inputs", [False, True])
+def test_mo_fp16_v10_is_computed_in_f32_with_f32_inputs_and_outputs(tmp_path, typed_inputs):
+    xml = _mo_fp16(tmp_path / "mo.xml", typed_inputs=typed_inputs)
     model = convert(xml)
     assert _io(model) == ([TensorProto.FLOAT], [TensorProto.FLOAT])  # as OpenVINO presents IR v10
     assert _node_input_types(model, "Conv") == [TensorProto.FLOAT]

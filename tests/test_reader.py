@@ -197,3 +197,19 @@ def test_outputs_follow_ir_order_not_lowering_order(tmp_path):
     w.result(short)
     m = ir2onnx.convert(w.save(tmp_path / "o.xml"))
     assert [o.name for o in m.graph.output] == ["long", "short"]
+
+
+def test_untyped_input_ports_take_their_producers_type(tmp_path):
+    """Model Optimizer's IR v10 writes precision on output ports only: an input port without one
+    has its producer's declared type (the precision pass, the oracles and check rely on it)."""
+    w = IRWriter("mo", version=10)
+    x = w.parameter((2, 3), "f16", "x")
+    y = w.layer("ReLU", "opset1", [x], None, [("f16", (2, 3))])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "mo.xml")
+    text = re.sub(r"<input>.*?</input>", lambda m: re.sub(r' precision="[^"]*"', "", m.group(0)),
+                  xml.read_text(), flags=re.S)
+    assert not any("precision" in block for block in re.findall(r"<input>.*?</input>", text, flags=re.S))
+    xml.write_text(text)
+    graph = ir2onnx.load_ir(xml)
+    assert {l.type: l.inputs[0].etype.name for l in graph.order if l.inputs} == {"ReLU": "f16", "Result": "f16"}

@@ -185,6 +185,9 @@ def _connect(root, layers: dict[str, Layer]) -> None:
         if missing:
             raise InvalidLayer(layer, f"input port(s) {missing} have no incoming edge")
         layer.sources = [fed[(layer.id, p.id)] for p in layer.inputs]
+        for port, src in zip(layer.inputs, layer.sources):  # Model Optimizer's IR v10 types output
+            if port.etype is None:                           # ports only: an input port has its
+                port.etype = layers[src.layer].outputs[src.output].etype  # producer's type
 
 
 def _check_io_counts(layer: Layer, all_schemas) -> None:

@@ -27,9 +27,10 @@ def as_float64(layer, x: np.ndarray) -> np.ndarray:
 def map_float(layer, x: np.ndarray, fn) -> list[np.ndarray]:
     """``fn`` (float -> float) on every element of float ``x`` in float64, rounded once to x's dtype."""
     v = as_float64(layer, x)
-    out = np.empty(v.shape, np.float64)
-    for pos in itertools.product(*[range(d) for d in v.shape]):
-        out[pos] = fn(float(v[pos]))
+    if v.size == 0:
+        return [v.astype(x.dtype)]
+    # numpy.frompyfunc calls fn on each element as a Python float, without an index loop in Python
+    out = np.asarray(np.frompyfunc(fn, 1, 1)(v.ravel()), dtype=np.float64).reshape(v.shape)
     return [out.astype(x.dtype)]
 
 

@@ -30,7 +30,8 @@ def map_float(layer, x: np.ndarray, fn) -> list[np.ndarray]:
     if v.size == 0:
         return [v.astype(x.dtype)]
     # numpy.frompyfunc calls fn on each element as a Python float, without an index loop in Python
-    out = np.asarray(np.frompyfunc(fn, 1, 1)(v.ravel()), dtype=np.float64).reshape(v.shape)
+    with np.errstate(all="ignore"):  # fn's NaNs and infinities are results, not accidents
+        out = np.asarray(np.frompyfunc(fn, 1, 1)(v.ravel()), dtype=np.float64).reshape(v.shape)
     return [out.astype(x.dtype)]
 
 

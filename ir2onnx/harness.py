@@ -9,7 +9,9 @@ provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference p
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from .compare import Comparison, compare
 from .errors import Ir2OnnxError
 from .feed_args import add_feed_args, parse_feeds
 from .ir.graph import Graph
+from .oracle_budget import DEFAULT_BUDGET, over_budget
 from .stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 
 REFERENCE = "oracle"
@@ -88,7 +91,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
           providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
-          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None) -> CheckResult:
+          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
+          oracle_budget: float | None = DEFAULT_BUDGET, progress=None) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -101,6 +105,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     A stateful model (ReadValue/Assign) runs ``steps`` steps (default 4) on the same inputs, each
     backend carrying its state (:mod:`ir2onnx.stateful`); step k's outputs are compared as
     ``<output>@k`` and the variables as ``<variable_id>.new@k``.
+    ``oracle_budget``: the oracle is skipped (status ``skipped``, with the reason) when
+    :func:`ir2onnx.oracle_budget.estimate` of its work exceeds it; None: no limit.
+    ``progress``: called with one line as each step starts or ends (the CLI prints them to stderr).
     """
     from .api import _graph
     from .oracles.interpreter import output_names
@@ -111,15 +118,31 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
     backends: list[BackendRun] = []
+    say = progress or (lambda line: None)
+
+    def step(name: str, fn) -> BackendRun:
+        run = timed(name, fn)
+        say(f"check: {name} {run.status} {run.seconds:.1f} s" + (f" ({run.message[:200]})" if run.message else ""))
+        return run
+
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
+        start = time.perf_counter()
         onnx_path, problem, opset = convert_to(graph, opset, tmp)
+        say(f"check: converted to ONNX opset {opset} {time.perf_counter() - start:.1f} s"
+            + (f" (conversion failed: {problem})" if problem else ""))
         state = initial_state(graph, feeds) if stateful and not problem else None
         for p in run_providers:
-            backends.append(timed(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
+            backends.append(step(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
     backends += unavailable
     if oracle:
-        backends.append(timed(REFERENCE, lambda: oracle_steps(graph, feeds, steps) if steps
-                              else run_oracle(graph, feeds)))
+        cost, skip = over_budget(graph, feeds, oracle_budget)
+        if skip:
+            backends.append(BackendRun(REFERENCE, "skipped", skip))
+            say(f"check: {REFERENCE} skipped: {skip}")
+        else:
+            say(f"check: {REFERENCE} running (~{cost:.2g} multiply-adds and elements)")
+            backends.append(step(REFERENCE, lambda: oracle_steps(graph, feeds, steps) if steps
+                                 else run_oracle(graph, feeds)))
     if openvino:
         try:
             import openvino as _ov  # noqa: F401
@@ -127,7 +150,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
             run = run_openvino_isolated if isolate_openvino else run_openvino
-            backends.append(timed("openvino", lambda: run(graph, feeds, steps)))
+            backends.append(step("openvino", lambda: run(graph, feeds, steps)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
@@ -180,6 +203,11 @@ def add_command(sub) -> None:
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
     p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
     p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
+    p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
+                   help="skip the oracle, saying so, when the model needs more than N multiply-adds "
+                        f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
+                        "about 1-2 minutes on one core; inf: never skip)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
     p.set_defaults(func=cmd_check)
 
@@ -192,7 +220,9 @@ def cmd_check(args) -> int:
         raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
     result = check(args.model, args.weights, inputs=given, shapes=shapes, providers=args.provider,
                    rtol=args.rtol, atol=args.atol, seed=args.seed, opset=args.opset,
-                   openvino=not args.no_openvino, oracle=not args.no_oracle, isolate_openvino=True)
+                   openvino=not args.no_openvino, oracle=not args.no_oracle, isolate_openvino=True,
+                   oracle_budget=args.oracle_budget,
+                   progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     print(format_text(result))
     if args.report:
         write_report(result, args.report)

@@ -29,16 +29,17 @@ def main() -> int:
         try:
             p = subprocess.run([sys.executable, "-m", "ir2onnx", "check", str(xml), *args.args],
                                capture_output=True, text=True, timeout=args.timeout)
-            rc, out = p.returncode, p.stdout + p.stderr
+            rc, out, err = p.returncode, p.stdout, p.stderr
         except subprocess.TimeoutExpired:
-            rc, out = "timeout", ""
+            rc, out, err = "timeout", "", ""
         seconds = time.perf_counter() - start
         why = ""
         if rc != 0:
             failed.append(str(xml))
             lines = [l.strip() for l in out.splitlines()]
             after = [l for i, l in enumerate(lines) if i and lines[i - 1].startswith("result")]
-            why = (after or [l for l in lines if l] or [""])[0][:160]
+            errors = [l.strip() for l in err.splitlines() if l.strip() and not l.startswith("check: ")]
+            why = (after or errors[-1:] or [""])[0][:200]  # the first problem, or the error line
         print(f"{str(rc):>7} {seconds:7.1f} s  {xml}  {why}", flush=True)
     print(f"{len(models) - len(failed)}/{len(models)} samples pass their own check "
           f"({time.perf_counter() - total:.0f} s)")

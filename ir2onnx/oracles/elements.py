@@ -85,10 +85,17 @@ def _broadcast_all(layer, *arrays: np.ndarray) -> tuple[int, ...]:
 
 def map_broadcast(layer, arrays, fn, dtype) -> np.ndarray:
     """``fn`` on the elements of ``arrays`` at every position of their broadcast shape (the layer's
-    ``auto_broadcast``), into a new array of ``dtype``."""
+    ``auto_broadcast``), into a new array of ``dtype``. ``fn`` receives Python scalars (numpy
+    scalars for the narrow float types that Python has no scalar for)."""
     shape = _broadcast_all(layer, *arrays)
     out = np.empty(shape, dtype)
-    for pos in itertools.product(*[range(d) for d in shape]):
+    if all(a.dtype.kind in "biuf" for a in arrays):
+        # numpy.frompyfunc calls fn on every position's elements as Python scalars (bool, int,
+        # float: each holds the element exactly), without an index loop in Python
+        with np.errstate(all="ignore"):
+            out[...] = np.frompyfunc(fn, len(arrays), 1)(*[np.broadcast_to(a, shape) for a in arrays])
+        return out
+    for pos in itertools.product(*[range(d) for d in shape]):  # narrow float types: numpy scalars
         out[pos] = fn(*[pick(a, pos) for a in arrays])
     return out
 

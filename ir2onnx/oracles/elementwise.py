@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import broadcast_shape, pick, wrap
+from .elements import broadcast_shape, map_broadcast, pick, wrap
 from .registry import oracle
 
 
@@ -153,12 +153,7 @@ def _int_pow(layer, x: int, y: int, bits: int) -> int:
 @oracle("Power", "opset1")
 def power(layer, inputs):
     a, b = inputs
-    shape = broadcast_shape(layer, a, b)
-    out = np.empty(shape, a.dtype)
-    for pos in itertools.product(*[range(d) for d in shape]):
-        x, y = pick(a, pos), pick(b, pos)
-        if a.dtype.kind in "iu":
-            out[pos] = wrap(_int_pow(layer, int(x), int(y), a.dtype.itemsize * 8), a.dtype)
-        else:
-            out[pos] = _float_pow(float(x), float(y))
-    return [out]
+    bits = a.dtype.itemsize * 8
+    if a.dtype.kind in "iu":
+        return [map_broadcast(layer, [a, b], lambda x, y: wrap(_int_pow(layer, int(x), int(y), bits), a.dtype), a.dtype)]
+    return [map_broadcast(layer, [a, b], lambda x, y: _float_pow(float(x), float(y)), a.dtype)]

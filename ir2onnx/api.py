@@ -15,14 +15,34 @@ from .writer import save
 __all__ = ["load_ir", "convert", "convert_file", "convert_graph", "Converted"]
 
 
-def _graph(model: str | os.PathLike | Graph, weights) -> Graph:
-    return model if isinstance(model, Graph) else load_ir(model, weights)
+def _graph(model, weights) -> Graph:
+    """A loaded Graph for a path to the .xml, a Graph, or an in-memory ``openvino.Model``."""
+    if isinstance(model, Graph):
+        return model
+    if not isinstance(model, (str, os.PathLike)):
+        from .in_memory import graph_of_openvino_model, is_openvino_model
+
+        if is_openvino_model(model):
+            return graph_of_openvino_model(model)
+        raise TypeError(f"expected a path to an IR .xml, an ir2onnx Graph or an openvino.Model, "
+                        f"got {type(model).__name__}")
+    return load_ir(model, weights)
 
 
-def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
+def _lowered(graph: Graph, opset, quantized, compressed_weights, rename) -> Converted:
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    if rename:
+        from .rename import rename_io
+
+        rename_io(conv.model, dict(rename), [t.name for t in conv.tensors])
+    return conv
+
+
+def convert(model, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
-            compressed_weights: str = "dequantize") -> onnx.ModelProto:
-    """Convert an IR model (path to the .xml, or a loaded Graph) into an in-memory ModelProto.
+            compressed_weights: str = "dequantize", rename: dict[str, str] | None = None) -> onnx.ModelProto:
+    """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
+    as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
     ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
     ``opset_import`` says which); a given opset is forced, and layers that need more are refused.
@@ -36,20 +56,21 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     where they are 8-bit affine quantizations, as QuantizeLinear -> DequantizeLinear (``"qdq"``;
     ``"qdq-symmetric"``: int8 with zero point 0 only). ``compressed_weights``: OpenVINO's
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
-    default) or unpacked to floats (``"unpack"``).
+    default) or unpacked to floats (``"unpack"``). ``rename={old: new}`` renames inputs and
+    outputs (:mod:`ir2onnx.rename`).
     """
-    conv = convert_graph(_graph(model, weights), opset, quantized=quantized,
-                         compressed_weights=compressed_weights)
+    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
     return proto
 
 
-def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | None = None,
+def convert_file(model, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
-                 compressed_weights: str = "dequantize", summary: list | None = None) -> Path:
+                 compressed_weights: str = "dequantize", summary: list | None = None,
+                 rename: dict[str, str] | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
@@ -57,20 +78,25 @@ def convert_file(model: str | os.PathLike | Graph, output: str | os.PathLike | N
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
     only for models over 2 GiB. ``quantized`` and ``compressed_weights`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
+    ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
     graph = _graph(model, weights)
     if output is None:
+        if getattr(graph, "in_memory", False):
+            raise TypeError("convert_file of an in-memory openvino.Model needs an output path")
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
-                 quantized=quantized, compressed_weights=compressed_weights, summary=summary)[0]
+                 quantized=quantized, compressed_weights=compressed_weights, summary=summary,
+                 rename=rename)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
-          compressed_weights: str = "dequantize", summary: list | None = None) -> tuple[Path, Converted]:
+          compressed_weights: str = "dequantize", summary: list | None = None,
+          rename: dict[str, str] | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

@@ -73,7 +73,9 @@ def resolve_providers(providers) -> tuple[list[str], list[BackendRun]]:
 def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = None,
                seed: int = 0) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Inputs for every Parameter, in the converted model's input order: ``given`` arrays as they
-    are, others random like :func:`ir2onnx.runtime.make_inputs` (dynamic dims from ``shapes``, else 1)."""
+    are, others generated like :func:`ir2onnx.runtime.make_inputs` (dynamic dims from ``shapes``,
+    else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.input_values`)."""
+    from .input_values import generate, ir_hints
     from .oracles.interpreter import input_name, parameters
     from .runtime import random_array
 
@@ -83,6 +85,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
         if name not in params:
             raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(params)})")
     rng = np.random.default_rng(seed)
+    hints = ir_hints(graph)
     feeds, origin = {}, {}
     for name, layer in params.items():
         etype, declared = layer.attrs["element_type"], layer.attrs["shape"]
@@ -100,8 +103,9 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
                 raise Ir2OnnxError(f"input '{name}' has a dynamic rank: give its shape with --shape")
             else:
                 shape = tuple(1 if d is None else d for d in declared)
-            feeds[name] = np.asarray(random_array(shape, etype.numpy, rng))
-            origin[name] = f"random (seed {seed})"
+            value, how = generate(name, shape, etype.numpy, rng, hints.get(name))
+            feeds[name] = np.asarray(random_array(shape, etype.numpy, rng) if value is None else value)
+            origin[name] = f"{how} (seed {seed})" if how.startswith("random") else how
         if declared is not None and (len(shape) != len(declared) or any(
                 d is not None and d != s for d, s in zip(declared, shape))):
             raise Ir2OnnxError(f"input '{name}': shape {list(shape)} does not fit the declared "

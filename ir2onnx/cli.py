@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,13 +23,20 @@ def _add_convert(sub) -> None:
         description="Convert an OpenVINO IR model (model.xml + model.bin) to ONNX. The output is "
                     "checked with onnx.checker (full_check), verified by creating an onnxruntime "
                     "CPU session (a node onnxruntime has no kernel for is refused, naming its "
-                    "layer) and written atomically: on any error nothing is written.",
+                    "layer) and written atomically: on any error nothing is written. Given several "
+                    "models (files, directories, globs), converts each (in parallel with --jobs) and "
+                    "ends with a table; exit 0 when all converted, 2 when any failed.",
         epilog="example:\n  ir2onnx convert model.xml -o model.onnx --opset 17\n"
-               "  ir2onnx convert model.xml -w weights.bin --external-data",
+               "  ir2onnx convert model.xml -o out/ --rename Result_505=logits\n"
+               "  ir2onnx convert model.xml -w weights.bin --external-data\n"
+               "  ir2onnx convert models/ 'more/*.xml' -o onnx_out/ --jobs 4",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="the IR .xml file")
+    p.add_argument("model", nargs="+", metavar="MODEL",
+                   help="the IR .xml file; or a directory (every .xml under it), a glob, several of them")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
-    p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml)")
+    p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml); an "
+                   "existing directory or a path ending in '/' means DIR/<stem>.onnx (and is the "
+                   "output directory of several models)")
     p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, at most what onnxruntime loads)")
     p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default="exact",
                    help="FakeQuantize: exact float emulation (default), or QuantizeLinear -> "
@@ -44,6 +50,12 @@ def _add_convert(sub) -> None:
     p.add_argument("--no-verify", action="store_true",
                    help="do not create an onnxruntime CPU session to verify the file (for very "
                         "large models: the session loads every weight)")
+    p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                   help="rename a model input or output (repeatable)")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="convert several models in N processes at once (default 1)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing but errors (no summary of the written model)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -107,27 +119,58 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_convert(args) -> int:
+    from .batch import is_batch
+
+    if is_batch(args.model):
+        return _convert_many(args)
     from .api import load_ir, write
+    from .convert_summary import file_bytes, size_text, summary_lines
+    from .paths import model_xml, onnx_output, os_errors
+    from .rename import parse_renames
     from .stateful import variables
 
     start = time.perf_counter()
-    out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
-    graph = load_ir(args.model, args.weights)
+    rename = parse_renames(args.rename)
+    xml = model_xml(args.model[0])
+    out = onnx_output(xml, args.output)
+    with os_errors("read"):
+        graph = load_ir(xml, args.weights)
     summary: list[str] = []
-    _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
-                         verify=not args.no_verify, quantized=args.quantized,
-                         compressed_weights=args.compressed_weights, summary=summary)
-    for line in summary:
+    with os_errors(f"write '{out}'", name_file=False):
+        _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
+                             verify=not args.no_verify, quantized=args.quantized,
+                             compressed_weights=args.compressed_weights, summary=summary, rename=rename)
+    if args.quiet:
+        return 0
+    for line in summary + summary_lines(converted.model, converted.tensors):
         print(f"ir2onnx: {line}", file=sys.stderr)
     how = "forced by --opset" if args.opset is not None else "the lowest >= 17 every layer needs"
-    print(f"wrote {out} (ONNX opset {converted.opset}, {how}) in {time.perf_counter() - start:.2f} s",
-          file=sys.stderr)
+    print(f"wrote {out} ({size_text(file_bytes(out))}, ONNX opset {converted.opset}, {how}) in "
+          f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     state = variables(graph)
     if state:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
               f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
               f"step's <name>.new", file=sys.stderr)
     return 0
+
+
+def _convert_many(args) -> int:
+    """Several models: each converted on its own, then one table; exit 2 when any failed."""
+    from .batch import jobs_for, run_batch, table
+    from .rename import parse_renames
+
+    if args.weights:
+        raise Ir2OnnxError("-w/--weights names the .bin of one model: it cannot go with several")
+    if args.jobs < 1:
+        raise Ir2OnnxError(f"--jobs must be at least 1, got {args.jobs}")
+    jobs = jobs_for(args.model, args.output)
+    options = dict(opset=args.opset, external_data=True if args.external_data else None,
+                   verify=not args.no_verify, quantized=args.quantized,
+                   compressed_weights=args.compressed_weights, rename=parse_renames(args.rename))
+    outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
+    print(table(outcomes))
+    return 0 if all(o.status == "ok" for o in outcomes) else EXIT_BAD_INPUT
 
 
 def _summary(name: str, value: np.ndarray) -> str:
@@ -142,45 +185,36 @@ def _summary(name: str, value: np.ndarray) -> str:
 
 
 def cmd_run(args) -> int:
-    from . import runtime
+    from .inference import run_model
+    from .input_values import nonfinite
+    from .paths import model_xml, os_errors, writable
 
     given, shapes = parse_feeds(args)
-    graph, state_vars = None, []
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
-        model = Path(args.model)
-        if model.suffix.lower() == ".xml":
-            from .api import convert_file
-            from .ir.reader import load_ir
-            from .stateful import variables
-
-            graph = load_ir(model, args.weights)
-            state_vars = variables(graph)
-            model = convert_file(model, Path(tmp) / (model.stem + ".onnx"), args.weights)
-        elif not model.is_file():
-            raise Ir2OnnxError(f"model file '{model}' not found")
-        try:
-            sess = runtime.session(model, args.provider)
-        except Ir2OnnxError:
-            raise
-        except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
-            raise Ir2OnnxError(f"onnxruntime cannot load '{model}': {str(e).strip().splitlines()[0]}") from None
-        feeds = runtime.make_inputs(sess, given, shapes, seed=args.seed)
-        if state_vars:
-            from .stateful import initial_state, ort_steps
-
-            if args.steps < 1:
-                raise Ir2OnnxError(f"--steps must be at least 1, got {args.steps}")
-            feeds = {k: v for k, v in feeds.items() if k not in state_vars}
-            outputs = ort_steps(sess, feeds, initial_state(graph, feeds), args.steps)
-        else:
-            outputs = runtime.run(sess, feeds)
-    for name, value in feeds.items():
+    save = None
+    if args.save:  # checked before running: a bad path must not cost the run
+        if Path(args.save).is_dir():
+            raise Ir2OnnxError(f"--save '{args.save}' is a directory: give a file name such as OUT.npz")
+        save = args.save if args.save.endswith(".npz") else args.save + ".npz"  # as np.savez names it
+        writable(Path(save), "--save file")
+    model = args.model
+    if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
+        model = model_xml(model)
+    with os_errors("read"):
+        result = run_model(model, given, weights=args.weights, shapes=shapes, seed=args.seed,
+                           provider=args.provider, steps=args.steps)
+    for name, value in result.inputs.items():
         print(_summary(f"input {name}", value))
-    for name, value in outputs.items():
+    for name, value in result.outputs.items():
         print(_summary(f"output {name}", value))
-    if args.save:
-        np.savez(args.save, **outputs)
-        print(f"saved {len(outputs)} output(s) to {args.save}", file=sys.stderr)
+    for name, what in nonfinite(result.outputs).items():
+        print(f"ir2onnx: warning: output '{name}' holds {what} elements"
+              + ("" if given else " (the inputs were generated: give real ones with --input)"),
+              file=sys.stderr)
+    if save:
+        with os_errors("write the --save file"):
+            Path(save).parent.mkdir(parents=True, exist_ok=True)
+            np.savez(save, **result.outputs)
+        print(f"saved {len(result.outputs)} output(s) to {save}", file=sys.stderr)
     return 0
 
 

@@ -63,6 +63,7 @@ class CheckResult:
     backends: list[BackendRun]
     outputs: list[OutputCheck]
     notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # found outside the comparisons (NaN outputs)
 
     @property
     def compared(self) -> int:
@@ -78,6 +79,7 @@ class CheckResult:
     def failures(self) -> list[str]:
         """One line per problem: a backend that failed, or an output a pair disagrees on."""
         out = [f"backend {b.name} failed: {b.message}" for b in self.backends if b.status == "error"]
+        out += self.problems
         for o in self.outputs:
             for c in o.comparisons:
                 if not c.passed:
@@ -183,7 +185,26 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
                                                   b.outputs[name], rtol, atol, bitexact))
         checks.append(oc)
     notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
-    return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks, notes)
+    problems = _nonfinite_problems(done, origin, notes)
+    return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks, notes,
+                       problems)
+
+
+def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:
+    """NaN or Inf in an output: a problem when some input was generated (the check then proved
+    nothing: the inputs do not fit the model, give real ones), a note when all were given."""
+    from .input_values import nonfinite
+
+    found: dict[str, list[str]] = {}
+    for b in done:
+        for name, what in nonfinite(b.outputs).items():
+            found.setdefault(f"output '{name}' holds {what} elements", []).append(b.name)
+    lines = [f"{text} ({', '.join(names)})" for text, names in found.items()]
+    if all(o == "given" for o in origin.values()):
+        notes += lines
+        return []
+    return [f"{line}: the generated inputs may not fit the model; give real ones with --input"
+            for line in lines]
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -223,17 +244,23 @@ def add_command(sub) -> None:
 
 
 def cmd_check(args) -> int:
+    from .paths import model_xml, os_errors, writable
     from .report import format_text, write_report
 
     given, shapes = parse_feeds(args)
     if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
         raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
-    result = check(args.model, args.weights, inputs=given, shapes=shapes, providers=args.provider,
-                   rtol=args.rtol, atol=args.atol, seed=args.seed, opset=args.opset,
-                   openvino=not args.no_openvino, oracle=not args.no_oracle, isolate_openvino=True,
-                   oracle_budget=args.oracle_budget,
-                   progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
+    if args.report:
+        writable(Path(args.report), "--report file")  # before the check, not after it
+    with os_errors("read"):
+        result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
+                       providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
+                       opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
+                       isolate_openvino=True, oracle_budget=args.oracle_budget,
+                       progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     print(format_text(result))
     if args.report:
-        write_report(result, args.report)
+        with os_errors("write the --report file"):
+            Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+            write_report(result, args.report)
     return 0 if result.ok else 1

@@ -89,11 +89,16 @@ def parse_dims_arg(text: str) -> tuple[int, ...]:
 
 
 def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None = None,
-                shapes: dict[str, tuple[int, ...]] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
-    """Feeds for every session input: ``given`` arrays as they are, others random.
+                shapes: dict[str, tuple[int, ...]] | None = None, seed: int = 0,
+                hints: dict | None = None) -> dict[str, np.ndarray]:
+    """Feeds for every session input: ``given`` arrays as they are, others generated
+    (:mod:`ir2onnx.input_values`: indices within the table they index, per ``hints``, ones for
+    masks ..., else random).
 
     A dynamic dim takes its value from ``shapes`` or, when not given, 1.
     """
+    from .input_values import generate
+
     given, shapes = dict(given or {}), dict(shapes or {})
     names = [i.name for i in sess.get_inputs()]
     for name in list(given) + list(shapes):
@@ -107,6 +112,10 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
             arr = np.asarray(given[info.name])
             if arr.dtype != dtype:
                 raise Ir2OnnxError(f"input '{info.name}' must be {dtype}, the file holds {arr.dtype}")
+            if info.shape and len(arr.shape) != len(info.shape) or any(
+                    isinstance(d, int) and d != s for d, s in zip(info.shape, arr.shape)):
+                raise Ir2OnnxError(f"input '{info.name}' has shape {list(arr.shape)}, the model "
+                                   f"expects {_dims_text(info.shape)}")
             feeds[info.name] = arr
             continue
         if info.name in shapes:
@@ -120,8 +129,22 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
         if nbytes > MAX_GENERATED_BYTES:
             raise Ir2OnnxError(f"input '{info.name}' of shape {list(shape)} would need "
                                f"{nbytes / 2**30:.1f} GiB; give smaller dims with --shape or a file with --input")
-        feeds[info.name] = random_array(shape, dtype, rng)
+        value, _ = generate(info.name, shape, dtype, rng, (hints or {}).get(info.name))
+        feeds[info.name] = random_array(shape, dtype, rng) if value is None else value
     return feeds
+
+
+def _dims_text(dims) -> str:
+    """onnxruntime's input shape (ints, names or None) as ``[?,3]``."""
+    return "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in dims) + "]"
+
+
+def ort_message(e: Exception) -> str:
+    """onnxruntime's message on one line, without its ``[ONNXRuntimeError] : 2 : CODE :`` prefix
+    (its useful part often comes after the first line break)."""
+    text = " ".join(str(e).split())
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    return text[:500]
 
 
 def _ml_onnx_types() -> dict:
@@ -169,7 +192,7 @@ def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, n
     except Ir2OnnxError:
         raise
     except Exception as e:  # onnxruntime raises its own exception types for bad feeds
-        raise Ir2OnnxError(f"onnxruntime failed: {str(e).strip().splitlines()[0]}") from None
+        raise Ir2OnnxError(f"onnxruntime failed: {ort_message(e)}") from None
 
 
 _ORT_MAX_OPSET: int | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import openvino.opset3 as o3
+import openvino.opset4 as o4
 import openvino.opset5 as o5
 import openvino.opset9 as o9
 import openvino.opset15 as ops
@@ -225,3 +226,74 @@ def test_run_time_thresholds(tmp_path, mod):
 
 
 # -- NonZero-3 ---------------------------------------------------------------------------------
+
+
+def _ir_indices_only(tmp_path, version, enc="corner", srt=True, otype="i64", mob=3, shape=(2, 7, 3)):
+    """NonMaxSuppression-1/-3/-4, as OpenVINO writes them (one output: selected_indices)."""
+    import importlib
+
+    mod = importlib.import_module(f"openvino.{version}")
+    b, n, c = shape
+    boxes, scores = ov_parameter([b, n, 4], name="boxes"), ov_parameter([b, c, n], name="scores")
+    args = [boxes, scores, ops.constant(np.int64(mob)), ops.constant(np.float32(0.3)), ops.constant(np.float32(0.25))]
+    kw = {} if version == "opset1" else {"output_type": otype}
+    node = mod.non_max_suppression(*args, box_encoding=enc, sort_result_descending=srt, **kw)
+    return ov_save(tmp_path / "nms.xml", [node.output(0)], [boxes, scores])
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset3", "opset4"])
+@pytest.mark.parametrize("srt", [True, False])
+@pytest.mark.parametrize("enc", ["corner", "center"])
+def test_older_versions_match_openvino(tmp_path, version, srt, enc):
+    """The rows OpenVINO's CPU plugin gives, in -5's order, then rows of -1 up to the row count the
+    IR declares where that is the spec's min(7, 5) * 2 * 3 = 30 (the plugin leaves a model output
+    unpadded; OpenVINO 2026 declares the spec's count for -4 only)."""
+    xml = _ir_indices_only(tmp_path, version, enc, srt, mob=5)
+    assert f'type="NonMaxSuppression" version="{version}"' in xml.read_text()
+    for seed in range(3):
+        boxes, scores = _data(seed=seed, center=enc == "center")
+        feeds = {"boxes": boxes, "scores": scores}
+        want = run_openvino(xml, feeds)[0]
+        got = run_onnx(xml, feeds)[0]
+        layer = next(l for l in ir2onnx.load_ir(xml).order if l.type == "NonMaxSuppression")
+        padded = layer.outputs[0].shape[0] == 30
+        assert padded == (version == "opset4")
+        assert got.dtype == np.int64 and got.shape == ((30, 3) if padded else want.shape) and 0 < len(want) < 30
+        assert_bitexact(got[:len(want)], want, "openvino")
+        assert (got[len(want):] == -1).all()
+        assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), "oracle")
+
+
+def test_no_padding_without_a_static_count(tmp_path):
+    """Dynamic boxes: no count to pad to; the rows are OpenVINO's."""
+    boxes, scores = ov_parameter([1, None, 4], name="boxes"), ov_parameter([1, 3, None], name="scores")
+    node = o3.non_max_suppression(boxes, scores, ops.constant(np.int64(5)), ops.constant(np.float32(0.3)),
+                                  ops.constant(np.float32(0.25)))
+    xml = ov_save(tmp_path / "nms.xml", [node.output(0)], [boxes, scores])
+    b, s = _data(shape=(1, 7, 3))
+    got = run_onnx(xml, {"boxes": b, "scores": s})[0]
+    assert_bitexact(got, run_openvino(xml, {"boxes": b, "scores": s})[0], "openvino")
+
+
+def test_older_versions_padded_rows_feed_a_static_reshape(tmp_path):
+    """Open Model Zoo's face-detection-0105: Model Optimizer's Reshape to [-1, 1] and TopK of the
+    declared 200 rows need the padded count; OpenVINO runs such a model (its outputs are static)."""
+    boxes, scores = ov_parameter([1, 7, 4], name="boxes"), ov_parameter([1, 3, 7], name="scores")
+    node = o4.non_max_suppression(boxes, scores, ops.constant(np.int64(3)), ops.constant(np.float32(0.3)),
+                                  ops.constant(np.float32(0.25)), sort_result_descending=False)
+    col = ops.reshape(ops.convert(ops.split(node.output(0), ops.constant(1), 3).output(2), np.float32),
+                      ops.constant(np.array([-1, 1], np.int64)), True)
+    xml = ov_save(tmp_path / "nms.xml", [ops.topk(ops.squeeze(col, ops.constant(1)), ops.constant(np.int64(9)), 0,
+                                                  "max", "value").output(0)], [boxes, scores])
+    b, s = _data(shape=(1, 7, 3))
+    feeds = {"boxes": b, "scores": s}
+    np.testing.assert_array_equal(run_onnx(xml, feeds)[0], run_openvino(xml, feeds)[0])
+
+
+def test_nms3_output_type_i32(tmp_path):
+    xml = _ir_indices_only(tmp_path, "opset3", otype="i32")
+    boxes, scores = _data()
+    got = run_onnx(xml, {"boxes": boxes, "scores": scores})[0]
+    want = run_openvino(xml, {"boxes": boxes, "scores": scores})[0]
+    assert got.dtype == np.int32
+    assert_bitexact(got[:len(want)], want, "openvino")

@@ -1,4 +1,4 @@
-"""Interpolate-4 and Interpolate-11 with constant axes, constant or run-time scales or sizes ->
+"""Interpolate-1, Interpolate-4 and Interpolate-11 with constant axes, constant or run-time scales or sizes ->
 (Pad), Resize.
 
 OpenVINO's modes map onto ONNX Resize exactly where the two define the same function:
@@ -15,13 +15,16 @@ Resize's sizes input; every listed axis is then assumed to move (onnxruntime's l
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import const_ints
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64
-from .interpolate_scales import check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales
+from ..lowering.shapes import i64
+from .interpolate_scales import (check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales,
+                                 run_time_scales, runtime_sizes)
 
 ONNX_MODE = {"nearest": "nearest", "linear": "linear", "linear_onnx": "linear", "cubic": "cubic"}
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
@@ -136,7 +139,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
     if run_scales:
         if mode != "nearest":  # (nearest: the indices are computed in the graph, any ctm)
             check_run_time_scales(layer, ctm)
-        scales = _run_time_scales(layer, g, scales_v, len(axes))
+        scales = run_time_scales(layer, g, scales_v, len(axes))
     elif use_scales:
         scales, run_scales = _scales(layer, scales_v, axes, padded, ctm)
         if run_scales:
@@ -149,7 +152,7 @@ def _interpolate(ctx, layer, x, size_v, scales_v, axes_v, use_scales: bool):
         if min(sizes, default=1) < 0:
             raise InvalidLayer(layer, f"sizes {sizes} must not be negative")
     else:
-        sizes = _runtime_sizes(layer, g, size_v, len(axes))
+        sizes = runtime_sizes(layer, g, size_v, len(axes))
     data = x
     if any(begins) or any(ends):
         data = g.Pad(x, i64(g, begins + ends, "pads"), g.const(np.zeros((), x.etype.numpy), x.etype.numpy, "zero"))
@@ -211,31 +214,6 @@ def _check_ort_layout(layer, mode: str, rank: int, moving: list[int], shrinking=
                                          " layouts, NHWC only upsampling)"))
 
 
-def _run_time_scales(layer, g, scales_v, count: int) -> str:
-    """The f32 name of scales known only at run time (their first ``count`` values)."""
-    if scales_v.etype.name not in ("f16", "f32", "f64") or scales_v.shape is None or len(scales_v.shape) != 1 \
-            or scales_v.shape[0] is None:
-        raise UnsupportedLayer(layer, "run-time scales must be a 1-D float tensor of known length")
-    if scales_v.shape[0] < count:
-        raise InvalidLayer(layer, f"{scales_v.shape[0]} scales for {count} axes")
-    scales = scales_v.name if scales_v.etype.name == "f32" else g.Cast(scales_v, to=1)
-    if scales_v.shape[0] > count:
-        scales = g.Slice(scales, i64(g, [0]), i64(g, [count]), i64(g, [0]))
-    return scales
-
-
-def _runtime_sizes(layer, g, size_v, count: int) -> str:
-    """The int64 name of sizes known only at run time (their first ``count`` values)."""
-    if not size_v.etype.is_integer or size_v.shape is None or len(size_v.shape) != 1 or size_v.shape[0] is None:
-        raise UnsupportedLayer(layer, "run-time sizes must be a 1-D integer tensor of known length")
-    if size_v.shape[0] < count:
-        raise InvalidLayer(layer, f"{size_v.shape[0]} sizes for {count} axes")
-    sizes = as_int64(g, size_v)
-    if size_v.shape[0] > count:
-        sizes = g.Slice(sizes, i64(g, [0]), i64(g, [count]), i64(g, [0]))
-    return sizes
-
-
 def _full_sizes(g, data, padded, axes, sizes) -> str:
     """The sizes of every dim: ``sizes`` on ``axes``, the (padded) input's dims elsewhere."""
     if isinstance(sizes, str):  # run-time sizes: each axis picks its value, the rest come from the data
@@ -271,3 +249,64 @@ def interpolate11(ctx, layer, inputs):
     axes = inputs[2] if len(inputs) > 2 else None
     use_scales = layer.attrs["shape_calculation_mode"] == "scales"
     return _interpolate(ctx, layer, x, target, target, axes, use_scales)
+
+
+def v4_attrs(layer, rank: int, shrinks: bool = False) -> dict:
+    """Interpolate-1's attributes as the Interpolate-4 that OpenVINO's ConvertInterpolate1ToInterpolate4
+    makes of it: shape_calculation_mode sizes; nearest_mode simple, which is ceil on an axis that
+    shrinks and floor on one that grows or stays (the spec's rule for non-negative coordinates);
+    linear becomes linear_onnx below rank 5; the coordinates align_corners when asked, else
+    half_pixel for linear modes without pads unless the axes are a 4-D tensor's {2, 3}, else
+    asymmetric."""
+    a = layer.attrs
+    mode = {"linear": "linear_onnx" if rank < 5 else "linear"}.get(a["mode"], a["mode"])
+    if mode == "area" or (a["mode"] == "linear" and rank > 5):
+        raise UnsupportedLayer(layer, f"mode '{a['mode']}' on a rank-{rank} tensor has no Interpolate-4 "
+                                      "counterpart in OpenVINO (its runtime refuses it too)")
+    pads = list(a["pads_begin"]) + list(a["pads_end"])
+    ctm = "asymmetric"
+    if a["align_corners"]:
+        ctm = "align_corners"
+    elif mode in ("linear", "linear_onnx") and not any(pads) and not (rank == 4 and sorted(a["axes"]) == [2, 3]):
+        ctm = "half_pixel"
+    return dict(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=ctm,
+                nearest_mode="ceil" if shrinks else "floor", antialias=a["antialias"],
+                pads_begin=a["pads_begin"], pads_end=a["pads_end"], cube_coeff=-0.75)
+
+
+@lowers("Interpolate", "opset1")
+def interpolate1(ctx, layer, inputs):
+    """Interpolate-1 (data, target_spatial_shape) -> Pad (pads), Resize, as the Interpolate-4 OpenVINO
+    converts it to (:func:`v4_attrs`); nearest on axes some of which shrink and others grow: one
+    Resize for each group (nearest is separable), the second without pads."""
+    x, target = inputs[:2]
+    if x.rank is None:
+        raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    axes = [int(v) for v in layer.attrs["axes"]]
+    if layer.attrs["mode"] != "nearest":
+        v4 = dataclasses.replace(layer, attrs=v4_attrs(layer, x.rank))
+        return _interpolate(ctx, v4, x, target, None, ctx.b.const_value(np.array(axes, np.int64)), False)
+    begins, ends = _pads(layer, x.rank)
+    dims = [None if d is None else d + b + e for d, b, e in zip(x.shape, begins, ends)]
+    if not target.is_const or any(dims[axis] is None for axis in axes):
+        raise UnsupportedLayer(layer, "nearest Interpolate-1 needs constant sizes and static dims on its axes "
+                                      "(its rounding, ceil or floor, depends on whether an axis shrinks)")
+    sizes = const_ints(layer, target, "target_spatial_shape")
+    if len(sizes) < len(axes):
+        raise InvalidLayer(layer, f"{len(sizes)} sizes for {len(axes)} axes")
+    out, shape = x, list(dims)
+    for shrinks in (True, False):  # the shrinking axes first, then the others (with the pads: first)
+        group = [(a, s) for a, s in zip(axes, sizes) if (s < dims[a]) == shrinks]
+        if not group and (shrinks or out is not x):
+            continue
+        attrs = v4_attrs(layer, x.rank, shrinks)
+        if out is not x:
+            attrs.update(pads_begin=[0], pads_end=[0])
+        g = ctx.b
+        name = _interpolate(ctx, dataclasses.replace(layer, attrs=attrs), out,
+                            g.const_value(np.array([s for _, s in group], np.int64)), None,
+                            g.const_value(np.array([a for a, _ in group], np.int64)), False)[0]
+        for a, s in group:
+            shape[a] = s
+        out = g.value(name, x.etype, tuple(shape))
+    return [out]

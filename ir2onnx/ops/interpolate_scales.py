@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnsupportedLayer
-from ..lowering.shapes import i64
+from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.shapes import as_int64, i64
 
 F32, I64 = 1, 7
 
@@ -98,3 +98,28 @@ def nearest_by_gather(g, data, scales: str, axes: list[int], ctm: str, rounding:
         idx = g.Min(g.Max(idx, i64(g, 0)), g.Sub(d, i64(g, 1)))
         x = g.Gather(x, idx, axis=axis)
     return x
+
+
+def run_time_scales(layer, g, scales_v, count: int) -> str:
+    """The f32 name of scales known only at run time (their first ``count`` values)."""
+    if scales_v.etype.name not in ("f16", "f32", "f64") or scales_v.shape is None or len(scales_v.shape) != 1 \
+            or scales_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "run-time scales must be a 1-D float tensor of known length")
+    if scales_v.shape[0] < count:
+        raise InvalidLayer(layer, f"{scales_v.shape[0]} scales for {count} axes")
+    scales = scales_v.name if scales_v.etype.name == "f32" else g.Cast(scales_v, to=1)
+    if scales_v.shape[0] > count:
+        scales = g.Slice(scales, i64(g, [0]), i64(g, [count]), i64(g, [0]))
+    return scales
+
+
+def runtime_sizes(layer, g, size_v, count: int) -> str:
+    """The int64 name of sizes known only at run time (their first ``count`` values)."""
+    if not size_v.etype.is_integer or size_v.shape is None or len(size_v.shape) != 1 or size_v.shape[0] is None:
+        raise UnsupportedLayer(layer, "run-time sizes must be a 1-D integer tensor of known length")
+    if size_v.shape[0] < count:
+        raise InvalidLayer(layer, f"{size_v.shape[0]} sizes for {count} axes")
+    sizes = as_int64(g, size_v)
+    if size_v.shape[0] > count:
+        sizes = g.Slice(sizes, i64(g, [0]), i64(g, [count]), i64(g, [0]))
+    return sizes

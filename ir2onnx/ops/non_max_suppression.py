@@ -1,4 +1,4 @@
-"""NonMaxSuppression-5/-9: detection post-processing.
+"""NonMaxSuppression-1/-3/-4/-5/-9: detection post-processing.
 
 NonMaxSuppression maps to ONNX NonMaxSuppression, which runs the same greedy algorithm per batch
 and class (candidates by descending score, equal scores by the smaller box index, corners given
@@ -32,6 +32,8 @@ iou_threshold 0 it keeps one box per class, except zero-area boxes), where the s
 ONNX model suppress at ``iou > iou_threshold``: ir2onnx follows the ONNX model.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 from onnx import TensorProto
@@ -104,8 +106,50 @@ def nms9(ctx, layer, inputs):
     return nms(ctx, layer, inputs)
 
 
+@lowers("NonMaxSuppression", "opset1")
+@lowers("NonMaxSuppression", "opset3")
+@lowers("NonMaxSuppression", "opset4")
+def nms_indices_only(ctx, layer, inputs):
+    """NonMaxSuppression-1/-3/-4 (boxes, scores[, max_boxes, iou, score_threshold]) -> Cast,
+    NonMaxSuppression (sorted: GatherND, TopK, Gather)[, Pad]: selected_indices only, as -5
+    computes them, then padded with rows of -1 to the static row count the IR declares
+    (min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes) where the IR declares
+    that count, as the spec says and as Model Optimizer's models rely on (face-detection-0105
+    reshapes and TopKs 200 rows). Otherwise (dynamic boxes, run-time max boxes, or another declared
+    count, as OpenVINO 2026 writes) the rows are not padded, as OpenVINO's CPU plugin gives them
+    where they are a model output (measured with 2026.4).
+    NonMaxSuppression-1 has no output_type: i64."""
+    if len(inputs) > 5:
+        raise InvalidLayer(layer, f"{len(inputs)} inputs: NonMaxSuppression-{layer.version[5:]} takes at most 5")
+    attrs = dict(layer.attrs)
+    attrs.setdefault("output_type", "i64")
+    selected = nms(ctx, dataclasses.replace(layer, attrs=attrs), inputs)[0]
+    rows = _spec_rows(inputs)
+    if rows is None or not layer.outputs[0].shape or layer.outputs[0].shape[0] != rows:
+        return [selected]
+    g = ctx.b
+    short = g.Sub(i64(g, [rows]), g.Shape(selected, start=0, end=1) if ctx.opset >= 15 else
+                  g.Slice(g.Shape(selected), i64(g, [0]), i64(g, [1]), i64(g, [0])))
+    pads = g.Concat(i64(g, [0, 0]), short, i64(g, [0]), axis=0)
+    minus_one = g.const(np.array(-1, selected.etype.numpy), selected.etype.numpy, "minus_one")
+    return [Value(g, selected.etype, (rows, 3), name=g.Pad(selected, pads, minus_one))]
+
+
+def _spec_rows(inputs) -> int | None:
+    """min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes, where all are known."""
+    boxes, scores = inputs[0], inputs[1]
+    limit = inputs[2] if len(inputs) > 2 else None
+    if limit is None or not limit.is_const or boxes.shape is None or scores.shape is None:
+        return None
+    b, n, c = boxes.shape[0], boxes.shape[1], scores.shape[1]
+    if None in (b, n, c):
+        return None
+    return min(n, int(np.asarray(limit.value()).reshape(-1)[0])) * b * c
+
+
 def nms(ctx, layer, inputs):
-    """The shared lowering of NonMaxSuppression-5 and -9 (see the module docstring)."""
+    """The shared lowering of NonMaxSuppression-1/-3/-4/-5/-9 (see the module docstring); a layer
+    with one output port gets selected_indices alone."""
     inputs = list(inputs) + [None] * (6 - len(inputs))
     boxes, scores, max_boxes, iou_v, score_v, sigma_v = inputs
     _check_inputs(layer, boxes, scores)
@@ -164,6 +208,10 @@ def nms(ctx, layer, inputs):
     if layer.attrs["sort_result_descending"]:
         picked, order = g.TopK(picked, g.Shape(picked), axis=0, largest=1, sorted=1, _outputs=2)
         selected = g.Gather(selected, order, axis=0)
+    if len(layer.outputs) == 1:
+        if itype == "i32":
+            selected = g.Cast(selected, to=TensorProto.INT32)
+        return [Value(g, element_type(itype), (None, 3), name=selected)]
     out_float = layer.outputs[1].etype or scores.etype
     if out_float.name not in FLOATS:
         raise InvalidLayer(layer, f"selected_scores must be of a float type, got {out_float.name}")

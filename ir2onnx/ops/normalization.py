@@ -1,4 +1,4 @@
-"""The normalizations: MVN-6, GroupNormalization-12, BatchNormInference-1/-5 and NormalizeL2-1.
+"""The normalizations: MVN-1/-6, GroupNormalization-12, BatchNormInference-1/-5 and NormalizeL2-1.
 
 MVN-6 (mean-variance normalization over constant axes; LayerNorm as OpenVINO writes it):
 LayerNorm's form (normalize_variance, eps inside the sqrt, the trailing axes, static normalized
@@ -21,6 +21,8 @@ NormalizeL2: x / sqrt(max(sum(x^2), eps)) or x / sqrt(sum(x^2) + eps) over const
 ReduceSumSquare(keepdims=1), Max/Add, Sqrt, Div. Floats only.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -85,6 +87,24 @@ def mvn6(ctx, layer, inputs):
         ones = g.const(np.ones(tail, et.numpy), et.numpy, "ones")
         return [g.LayerNormalization(x, ones, axis=axes[0], epsilon=eps)]
     return [_mvn_chain(ctx, layer, x, axes)]
+
+
+@lowers("MVN", "opset1")
+@lowers("MVN", "opset2")  # the same op: OpenVINO writes MVN-1 as opset2 since opset2 listed it
+def mvn1(ctx, layer, inputs):
+    """MVN-1 -> as MVN-6 over the axes from 1 (across_channels) or 2 to the last, eps inside the sqrt
+    (LayerNormalization, or ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div). The spec's and
+    OpenVINO 2026's CPU plugin's rule (measured; its older ConvertMVN1ToMVN6 put eps outside);
+    ONNX InstanceNormalization, which Model Optimizer wrote as MVN-1, has it inside too."""
+    x = inputs[0]
+    if x.shape is None:
+        raise UnsupportedLayer(layer, "data of unknown rank is not supported")
+    start = 1 if layer.attrs["across_channels"] else 2
+    if len(x.shape) <= start:
+        raise InvalidLayer(layer, f"a rank-{len(x.shape)} input has no axes from {start} on to normalize")
+    attrs = dict(normalize_variance=layer.attrs["normalize_variance"], eps=layer.attrs["eps"], eps_mode="inside_sqrt")
+    axes = ctx.b.const_value(np.arange(start, len(x.shape), dtype=np.int64))
+    return mvn6(ctx, dataclasses.replace(layer, attrs=attrs), [x, axes])
 
 
 def _run_time_axes(g, axes_v, rank: int) -> str:

@@ -1,4 +1,4 @@
-"""Oracles of Interpolate-4 and Interpolate-11 from the spec's reference algorithm: zero padding,
+"""Oracles of Interpolate-1, Interpolate-4 and Interpolate-11 from the spec's reference algorithm: zero padding,
 output sizes (sizes, or trunc(d * (scale + 1e-6)) as OpenVINO's shape inference), coordinates in
 float32 as the reference computes them, then per output element a weighted sum over the
 neighbours each mode defines (nearest: one; linear_onnx: two per axis, clamped coordinate;
@@ -6,6 +6,7 @@ linear: the triangle filter, renormalised over the neighbours inside the input; 
 axis with clamped indices). Sums in float64, rounded once."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -147,3 +148,24 @@ def interpolate11(layer, inputs):
     x, target = inputs[:2]
     axes = inputs[2] if len(inputs) > 2 else None
     return _interpolate(layer, x, target, target, axes, layer.attrs["shape_calculation_mode"] == "scales")
+
+
+@oracle("Interpolate", "opset1")
+def interpolate1(layer, inputs):
+    """Interpolate-1 is run as OpenVINO runs it, as an Interpolate-4 in sizes mode with nearest_mode
+    simple and cube_coeff -0.75; linear is linear_onnx below rank 5; coordinates align_corners
+    when asked, half_pixel for linear modes without pads (but not on a 4-D tensor's axes {2, 3}),
+    else asymmetric."""
+    x, target = inputs[:2]
+    a = layer.attrs
+    if a["mode"] == "area":
+        raise UnsupportedLayer(layer, "the oracle has no area mode")
+    mode = a["mode"] if a["mode"] != "linear" or x.ndim == 5 else "linear_onnx"
+    axes = [int(v) for v in a["axes"]]
+    pads = list(a["pads_begin"]) + list(a["pads_end"])
+    linear = mode in ("linear", "linear_onnx")
+    ctm = ("align_corners" if a["align_corners"] else
+           "half_pixel" if linear and not any(pads) and not (x.ndim == 4 and sorted(axes) == [2, 3]) else "asymmetric")
+    v4 = dataclasses.replace(layer, attrs=dict(a, mode=mode, coordinate_transformation_mode=ctm,
+                                               nearest_mode="simple", cube_coeff=-0.75))
+    return _interpolate(v4, x, target, None, np.array(axes), False)

@@ -12,6 +12,7 @@ descending score, equal scores keeping the (batch, class, selection) order.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -70,6 +71,24 @@ def _select(boxes, scores, limit, iou_t, score_t, sigma, center, hard_cut):
     return chosen
 
 
+@oracle("NonMaxSuppression", "opset1")
+@oracle("NonMaxSuppression", "opset3")
+@oracle("NonMaxSuppression", "opset4")
+def nms_indices_only(layer, inputs):
+    """selected_indices of -5's algorithm, then rows of -1 up to the spec's count
+    min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes where the IR declares
+    that count (none otherwise); NonMaxSuppression-1 gives i64."""
+    attrs = dict(layer.attrs)
+    attrs.setdefault("output_type", "i64")
+    indices = nms(dataclasses.replace(layer, attrs=attrs), inputs)[0]
+    boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
+    limit = int(_one(inputs, 2, 0, "max_output_boxes_per_class", layer))
+    count = min(boxes.shape[1], limit) * boxes.shape[0] * scores.shape[1]
+    if not layer.outputs[0].shape or layer.outputs[0].shape[0] != count:
+        return [indices]
+    return [np.concatenate([indices, np.full((count - len(indices), 3), -1, indices.dtype)])]
+
+
 @oracle("NonMaxSuppression", "opset5")
 @oracle("NonMaxSuppression", "opset9")
 def nms(layer, inputs):
@@ -92,7 +111,7 @@ def nms(layer, inputs):
     if layer.attrs["sort_result_descending"]:
         rows = sorted(rows, key=lambda r: -r[3])  # stable: ties keep (batch, class, selection) order
     itype = np.int32 if getattr(layer.attrs["output_type"], "name", layer.attrs["output_type"]) == "i32" else np.int64
-    ftype = layer.outputs[1].etype.numpy if layer.outputs[1].etype is not None else scores.dtype
+    ftype = layer.outputs[1].etype.numpy if len(layer.outputs) > 1 and layer.outputs[1].etype else scores.dtype
     indices = np.array([r[:3] for r in rows], itype).reshape(-1, 3)
     selected = np.array([(r[0], r[1], r[3]) for r in rows], np.float64).reshape(-1, 3)
     # a score goes through f32 (the spec computes in the input precision; f16/bf16 values are exact)

@@ -1,8 +1,12 @@
 """Oracles of the normalizations from the specs, in float64 on whole arrays (the mean and
-variance of every slice at once), rounded once to the data type: MVN-6 (for every slice over ``axes``, subtract the mean and, with
+variance of every slice at once), rounded once to the data type: MVN-6 (MVN-1 as its spec says:
+MVN-6 over the axes from 1, or 2 without across_channels, eps inside the sqrt) (for every slice
+over ``axes``, subtract the mean and, with
 normalize_variance, divide by sqrt(var + eps) or sqrt(var) + eps), GroupNormalization-12,
 BatchNormInference-1/-5 and NormalizeL2-1."""
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -35,6 +39,17 @@ def mvn6(layer, inputs):
         denom = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
     with np.errstate(invalid="ignore", divide="ignore"):
         return [((v - mean) / denom).astype(data.dtype)]
+
+
+@oracle("MVN", "opset1")
+@oracle("MVN", "opset2")
+def mvn1(layer, inputs):
+    data = inputs[0]
+    start = 1 if layer.attrs["across_channels"] else 2
+    if data.ndim <= start:
+        raise InvalidLayer(layer, f"a rank-{data.ndim} input has no axes from {start} on")
+    attrs = dict(normalize_variance=layer.attrs["normalize_variance"], eps=layer.attrs["eps"], eps_mode="inside_sqrt")
+    return mvn6(dataclasses.replace(layer, attrs=attrs), [data, np.arange(start, data.ndim)])
 
 
 # -- GroupNormalization, BatchNormInference --------------------------------------------------

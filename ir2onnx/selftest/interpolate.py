@@ -1,4 +1,4 @@
-"""Selftest cases of Interpolate-4/-11. Exact cases (data movement, integer and boolean results) are
+"""Selftest cases of Interpolate-1/-4/-11. Exact cases (data movement, integer and boolean results) are
 compared bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
@@ -39,10 +39,26 @@ def _interp11_to_skip(ops):
     return [(o11.interpolate(x, sizes, "linear_onnx", "sizes", axes=const(ops, [2, 3])), "y")], [x, skip]
 
 
-I4, I11 = ("Interpolate", "opset4"), ("Interpolate", "opset11")
+def _interp1(mode, target, **attrs):
+    def make(ops):
+        import openvino.opset1 as o1
+
+        x = param(ops, [1, 2, 3, 4])
+        a = dict(axes=[2, 3], mode=mode, align_corners=False, antialias=False, pads_begin=[0], pads_end=[0])
+        a.update(attrs)
+        return [(o1.interpolate(x, const(ops, target), a), "y")], [x]
+    return make
+
+
+I1, I4, I11 = ("Interpolate", "opset1"), ("Interpolate", "opset4"), ("Interpolate", "opset11")
 
 
 CASES = [
+    Case("interpolate1/nearest-x2", I1, ov_build(_interp1("nearest", [6, 8])),
+         expect={"y": lambda f: f["x"].repeat(2, axis=2).repeat(2, axis=3)},
+         source="Interpolate-1: Model Optimizer's nearest x2 upsample (face-detection-0105)"),
+    Case("interpolate1/linear-align-corners", I1, ov_build(_interp1("linear", [5, 7], align_corners=True)),
+         exact=False),
     Case("interpolate4/nearest-sizes", I4, ov_build(_interp4("nearest", [6, 7], [1, 1], "sizes",
                                                              nearest_mode="round_prefer_ceil"))),
     Case("interpolate4/linear-onnx-scales-pads", I4,

@@ -1,4 +1,4 @@
-"""Selftest cases of NonMaxSuppression-5/-9. All are compared bit for bit with the oracle."""
+"""Selftest cases of NonMaxSuppression-1/-3/-4/-5/-9. All are compared bit for bit with the oracle."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,6 +24,18 @@ def _nms(version, enc="corner", srt=True, otype="i64", iou=0.3, st=0.25, shape=(
     return make
 
 
+def _nms_indices(version, srt=True):
+    def make(ops):
+        import importlib
+
+        mod = importlib.import_module(f"openvino.{version}")
+        boxes, scores = param(ops, [2, 6, 4], name="boxes"), param(ops, [2, 3, 6], name="scores")
+        node = mod.non_max_suppression(boxes, scores, const(ops, 3), const(ops, 0.3, np.float32),
+                                       const(ops, 0.25, np.float32), box_encoding="corner", sort_result_descending=srt)
+        return [(node.output(0), "selected_indices")], [boxes, scores]
+    return make
+
+
 def _boxes(shape=(2, 6, 3), center=False):
     def feeds(rng):
         b, n, c = shape
@@ -39,6 +51,10 @@ EDGE = {"boxes": np.array([[[0, 0, 2, 1], [0, 0, 1, 1], [5, 5, 6, 6], [8, 8, 9, 
 
 
 CASES = [
+    Case("nms1/corner-sorted", ("NonMaxSuppression", "opset1"), ov_build(_nms_indices("opset1")), inputs=_boxes(),
+         source="NonMaxSuppression-1: Model Optimizer's detection output (face-detection-0105)"),
+    Case("nms3/per-class", ("NonMaxSuppression", "opset3"), ov_build(_nms_indices("opset3", False)), inputs=_boxes()),
+    Case("nms4/corner-sorted", ("NonMaxSuppression", "opset4"), ov_build(_nms_indices("opset4")), inputs=_boxes()),
     Case("nms9/corner-sorted", ("NonMaxSuppression", "opset9"), ov_build(_nms("opset9")), inputs=_boxes()),
     Case("nms9/center-per-class-i32", ("NonMaxSuppression", "opset9"),
          ov_build(_nms("opset9", "center", False, "i32")), inputs=_boxes(center=True)),

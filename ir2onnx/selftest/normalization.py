@@ -1,11 +1,11 @@
-"""Selftest cases of MVN-6, GroupNormalization-12, BatchNormInference-1/-5 and NormalizeL2 (version 1
+"""Selftest cases of MVN-1/-6, GroupNormalization-12, BatchNormInference-1/-5 and NormalizeL2 (version 1
 unless -N says otherwise). Compared with the oracle within the per-type tolerances of
 :mod:`ir2onnx.compare`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, const, ov_build, param
+from .cases import Case, const, ir_build, ov_build, param
 
 
 def _mvn(axes, mode, normalize=True):
@@ -13,6 +13,23 @@ def _mvn(axes, mode, normalize=True):
         x = param(ops, [2, 3, 8])
         return [(ops.mvn(x, const(ops, axes), normalize, 1e-5, mode), "y")], [x]
     return make
+
+
+def _mvn1(across):
+    def make(ops):
+        import openvino.opset2 as o2
+
+        x = param(ops, [2, 3, 4, 5])
+        return [(o2.mvn(x, across, True, 1e-5), "y")], [x]
+    return make
+
+
+def _mvn1_model_optimizer(w):
+    """MVN-1 as Model Optimizer wrote it: version opset1, no reduction_axes."""
+    x = w.parameter([1, 3, 4, 5], name="x")
+    y = w.layer("MVN", "opset1", [x], {"across_channels": False, "normalize_variance": True, "eps": 1e-5},
+                outputs=[("f32", [1, 3, 4, 5])])[0]
+    w.result(y, name="y")
 
 
 def _ln_expect(f):
@@ -75,6 +92,10 @@ def _bn_expect(feeds):
 
 
 CASES = [
+    Case("mvn1/instance-norm", ("MVN", "opset2"), ov_build(_mvn1(False)), exact=False,
+         source="MVN-1: Model Optimizer's instance normalization (face-detection-0105)"),
+    Case("mvn1/across-channels", ("MVN", "opset2"), ov_build(_mvn1(True)), exact=False),
+    Case("mvn1/model-optimizer", ("MVN", "opset1"), ir_build(_mvn1_model_optimizer), exact=False),
     Case("mvn6/layernorm-inside-sqrt", ("MVN", "opset6"), ov_build(_mvn([-1], "inside_sqrt")), exact=False,
          expect={"y": _ln_expect}, source="MVN-6: LayerNorm as OpenVINO's PyTorch frontend writes it"),
     Case("mvn6/outside-sqrt-axes-1-2", ("MVN", "opset6"), ov_build(_mvn([2, 1], "outside_sqrt")), exact=False),

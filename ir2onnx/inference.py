@@ -1,0 +1,101 @@
+"""``ir2onnx.run``: run a model on onnxruntime and return its outputs (``ir2onnx run`` prints them).
+
+The model may be an .onnx file, an IR .xml (converted into a temporary folder first), a loaded
+Graph, an in-memory ``openvino.Model`` or an ``onnx.ModelProto``. Inputs not given are generated
+(:mod:`ir2onnx.input_values`); a stateful IR (ReadValue/Assign) runs ``steps`` steps.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import Ir2OnnxError
+
+
+@dataclass
+class RunResult:
+    """The inputs fed (given and generated) and the outputs, both by name."""
+
+    inputs: dict[str, np.ndarray] = field(default_factory=dict)
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _load_session(model: Path, provider: str):
+    from . import runtime
+
+    try:
+        return runtime.session(model, provider)
+    except Ir2OnnxError:
+        raise
+    except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
+        raise Ir2OnnxError(f"onnxruntime cannot load '{model}': {runtime.ort_message(e)}") from None
+
+
+def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
+              shapes: dict[str, tuple] | None = None, seed: int = 0, provider: str = "cpu",
+              steps: int = 4) -> RunResult:
+    """Run ``model`` once (a stateful IR: ``steps`` steps) and return what was fed and computed."""
+    from . import runtime
+    from .input_values import ir_hints, onnx_file_hints
+
+    graph, state_vars = None, []
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
+        if _is_ir(model):
+            from .api import _graph, convert_file
+            from .stateful import variables
+
+            graph = _graph(model, weights)
+            state_vars = variables(graph)
+            path = convert_file(graph, Path(tmp) / "model.onnx")
+            hints = ir_hints(graph)
+        elif hasattr(model, "SerializeToString"):  # an onnx.ModelProto
+            path = Path(tmp) / "model.onnx"
+            path.write_bytes(model.SerializeToString())
+            hints = onnx_file_hints(path)
+        else:
+            path = Path(model)
+            if not path.is_file():
+                raise Ir2OnnxError(f"model file '{path}' not found" if not path.exists()
+                                   else f"model '{path}' is not a file")
+            hints = onnx_file_hints(path)
+        sess = _load_session(path, provider)
+        feeds = runtime.make_inputs(sess, inputs, shapes, seed=seed, hints=hints)
+        if state_vars:
+            from .stateful import initial_state, ort_steps
+
+            if steps < 1:
+                raise Ir2OnnxError(f"steps must be at least 1, got {steps}")
+            feeds = {k: v for k, v in feeds.items() if k not in state_vars}
+            outputs = ort_steps(sess, feeds, initial_state(graph, feeds), steps)
+        else:
+            outputs = runtime.run(sess, feeds)
+    return RunResult(feeds, outputs)
+
+
+def _is_ir(model) -> bool:
+    from .in_memory import is_openvino_model
+    from .ir.graph import Graph
+
+    if isinstance(model, Graph) or is_openvino_model(model):
+        return True
+    return isinstance(model, (str, os.PathLike)) and Path(model).suffix.lower() == ".xml"
+
+
+def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
+        shapes: dict[str, tuple] | None = None, seed: int = 0, provider: str = "cpu",
+        steps: int = 4) -> dict[str, np.ndarray]:
+    """Run ``model`` on onnxruntime and return ``{output name: array}``.
+
+    ``model``: an .onnx path, an IR .xml path (``weights``: its .bin when not beside it), a loaded
+    Graph, an ``openvino.Model`` or an ``onnx.ModelProto``. ``inputs`` are fed as they are;
+    the others are generated (dynamic dims from ``shapes``, else 1; seeded by ``seed``): indices
+    within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.input_values`).
+    ``provider``: ``"cpu"`` or ``"cuda"``. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
+    bad model or bad inputs.
+    """
+    return run_model(model, inputs, weights=weights, shapes=shapes, seed=seed, provider=provider,
+                     steps=steps).outputs

@@ -220,7 +220,10 @@ def add_command(sub) -> None:
                     "backends. Exit 0: all agree; 1: some pair disagrees or a backend failed; "
                     "2: bad input. An element agrees when |a-b| <= atol + rtol*max(|a|,|b|); "
                     "defaults (rtol, atol): f64 1e-9, 1e-12; f32 1e-4, 1e-4; f16 1e-2, 1e-2; "
-                    "bf16 5e-2, 5e-2; integer and boolean outputs must be equal.",
+                    "bf16 5e-2, 5e-2; integer and boolean outputs must be equal. In an INT8 IR "
+                    "(FakeQuantize) float outputs are judged in quantization steps and by argmax "
+                    "agreement unless --rtol/--atol are given (docs/check.md). Progress lines go "
+                    "to stderr; the oracle is skipped, saying why, above --oracle-budget.",
         epilog="example:\n  ir2onnx check model.xml\n"
                "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -91,6 +91,8 @@ def to_markdown(result) -> str:
     failures = result.failures()
     if failures:
         lines += [""] + [f"- {f}" for f in failures] + [f"- note: {n}" for n in result.notes]
+    elif any(c.rule for o in result.outputs for c in o.comparisons):  # say which rule judged
+        lines += [""] + [f"- note: {n}" for n in result.notes]
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,8 @@ from .ir.graph import Graph, shape_str
 class BackendRun:
     """One backend's run. ``status``: ok; error (a failure: counts as a disagreement);
     unavailable (not installed, no hardware); refused (OpenVINO cannot run this IR as written,
-    e.g. TensorFlow layout attributes it does not know: reported, not a failure)."""
+    e.g. TensorFlow layout attributes it does not know: reported, not a failure); skipped (the
+    oracle on a model over ``--oracle-budget``: reported with the estimate, not a failure)."""
 
     name: str
     status: str

@@ -67,6 +67,8 @@ class Comparison:
     atol: float = 0.0
     exact: bool = False
     reason: str = ""  # why it failed before values were compared (shape, dtype, missing)
+    rule: str = ""  # "" (element-wise) or the INT8 rule that judged it (ir2onnx.int8_rule)
+    detail: str = ""  # that rule's measurements and thresholds, one line
 
     @property
     def pair(self) -> str:
@@ -76,7 +78,8 @@ class Comparison:
         return {"output": self.output, "a": self.a, "b": self.b, "passed": self.passed,
                 "shape": None if self.shape is None else list(self.shape), "dtype": self.dtype,
                 "max_abs": self.max_abs, "max_rel": self.max_rel, "mismatches": self.mismatches,
-                "rtol": self.rtol, "atol": self.atol, "exact": self.exact, "reason": self.reason}
+                "rtol": self.rtol, "atol": self.atol, "exact": self.exact, "reason": self.reason,
+                "rule": self.rule or "elementwise", "detail": self.detail}
 
 
 def compare(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.ndarray,

@@ -40,6 +40,8 @@ def format_text(result) -> str:
         for c in o.comparisons:
             verdict = "pass" if c.passed else "FAIL"
             detail = c.reason or f"max abs {_num(c.max_abs):<9} max rel {_num(c.max_rel):<9} {_tol(c)}"
+            if c.rule and not c.reason:
+                detail = f"max abs {_num(c.max_abs):<9} {c.detail}"
             lines.append(f"  {c.pair:<24} {detail:<58} {verdict}")
     failures = result.failures()
     if failures:
@@ -51,6 +53,8 @@ def format_text(result) -> str:
         idle = [f"{b.name} ({b.status})" for b in result.backends if b.status != "ok"]
         lines.append(f"result  PASS: {', '.join(ran)} agree on {len(result.outputs)} output(s)"
                      + (f"; not compared: {', '.join(idle)}" if idle else ""))
+        if any(c.rule for o in result.outputs for c in o.comparisons):
+            lines += [f"note    {n}" for n in result.notes]
     return "\n".join(lines)
 
 
@@ -81,12 +85,14 @@ def to_markdown(result) -> str:
               "|---|---|---|---|---|---|---|---|"]
     for o in result.outputs:
         for c in o.comparisons:
-            tol = c.reason or _tol(c)
+            tol = c.reason or (f"{c.rule}: {c.detail}" if c.rule else _tol(c))
             lines.append(f"| {o.name} | {_shape(o.shape)} | {o.dtype} | {c.pair} | {_num(c.max_abs)} "
                          f"| {_num(c.max_rel)} | {tol} | {'pass' if c.passed else '**FAIL**'} |")
     failures = result.failures()
     if failures:
         lines += [""] + [f"- {f}" for f in failures] + [f"- note: {n}" for n in result.notes]
+    elif any(c.rule for o in result.outputs for c in o.comparisons):  # say which rule judged
+        lines += [""] + [f"- note: {n}" for n in result.notes]
     return "\n".join(lines) + "\n"
 
 

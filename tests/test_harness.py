@@ -349,8 +349,6 @@ def test_check_passes_on_every_sample():
     assert samples, "samples/ holds no IR"
     with_openvino = 0
     for xml in samples:
-        if xml.parent.name.startswith("nncf_"):
-            continue  # INT8: levels flip and cascade; compared in quantization steps in test_quantization_nncf.py
         graph = load_ir(xml)
         given = _sample_files(xml, [input_name(p) for p in parameters(graph)])
         # samples/framework/: where OpenVINO's runtime differs from the framework, whose outputs

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import as_float64, map_float, pick
+from .elements import as_float64, erfc, map_float, pick
 from .registry import oracle
 
 
@@ -55,10 +55,15 @@ def clamp(layer, inputs):
 
 
 def _gelu(layer, x, mode: str):
-    if mode == "tanh":
-        c = math.sqrt(2 / math.pi)
-        return map_float(layer, x, lambda v: 0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v ** 3))))
-    return map_float(layer, x, lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
+    """0.5 x (1 + erf(x / sqrt(2))), computed as 0.5 x erfc(-x / sqrt(2)) (the same value, without
+    the cancellation of 1 + erf for negative x), or 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+    in float64 on the whole array."""
+    v = as_float64(layer, x)
+    with np.errstate(all="ignore"):
+        if mode == "tanh":
+            c = math.sqrt(2 / math.pi)
+            return [(0.5 * v * (1 + np.tanh(c * (v + 0.044715 * v ** 3)))).astype(x.dtype)]
+        return [(0.5 * v * erfc(-v / math.sqrt(2))).astype(x.dtype)]
 
 
 @oracle("Gelu", "opset2")

@@ -1,22 +1,14 @@
-"""Oracle of ScaledDotProductAttention-13, from the spec's pseudo-code, element by element in
-float64: for every (broadcast) batch index and query row i, scores over key rows j, the causal
-or mask bias, a softmax and the weighted sum of value rows."""
+"""Oracle of ScaledDotProductAttention-13, from the spec's pseudo-code in float64, every
+(broadcast) batch index and query row at once: scores q_i . k_j * scale over key rows j, the
+causal or mask bias, a softmax and the weighted sum of value rows."""
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 
 from ..errors import InvalidLayer
 from .registry import oracle
-
-
-def _at(x: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
-    """The [rows, cols] matrix of ``x`` at broadcast batch index ``batch``."""
-    lead = x.shape[:-2]
-    pos = batch[len(batch) - len(lead):] if lead else ()
-    return x[tuple(0 if d == 1 else p for d, p in zip(lead, pos))]
 
 
 def _batch_shape(layer, *arrays) -> tuple[int, ...]:
@@ -38,27 +30,19 @@ def sdpa(layer, inputs):
     causal = bool(layer.attrs["causal"])
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise InvalidLayer(layer, "query/key/value sizes do not match")
-    L, S, Ev = q.shape[-2], k.shape[-2], v.shape[-1]
-    arrays = [q, k, v] + ([mask] if mask is not None and mask.ndim >= 2 and not causal else [])
-    batch_shape = _batch_shape(layer, *arrays)
-    out = np.empty(batch_shape + (L, Ev), np.float64)
-    for batch in itertools.product(*[range(d) for d in batch_shape]):
-        qm, km, vm = _at(q, batch), _at(k, batch), _at(v, batch)
-        mm = _at(mask, batch) if mask is not None and mask.ndim >= 2 else mask
-        for i in range(L):
-            scores = []
-            for j in range(S):
-                s = math.fsum(qm[i, e] * km[j, e] for e in range(q.shape[-1])) * scale
-                if causal:
-                    s += -math.inf if j > i else 0.0
-                elif mm is not None:
-                    m = mm[min(i, mm.shape[0] - 1), j] if mm.ndim == 2 else mm.reshape(-1)[0]
-                    s += (0.0 if m else -math.inf) if mm.dtype == np.bool_ else float(m)
-                scores.append(s)
-            top = max(scores)
-            weights = [math.exp(s - top) if s != -math.inf else 0.0 for s in scores]
-            total = math.fsum(weights)
-            for e in range(Ev):  # a row masked everywhere: softmax of all -inf is NaN
-                acc = math.fsum(w * vm[j, e] for j, w in enumerate(weights))
-                out[batch + (i, e)] = acc / total if total else math.nan
+    L, S = q.shape[-2], k.shape[-2]
+    masked = mask is not None and not causal
+    _batch_shape(layer, *([q, k, v] + ([mask] if masked and mask.ndim >= 2 else [])))  # broadcasts?
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        scores = np.matmul(q, np.swapaxes(k, -1, -2)) * scale  # [..., L, S]: q_i . k_j * scale
+        if causal:  # key j > query i is masked
+            scores = scores + np.where(np.arange(S)[None, :] > np.arange(L)[:, None], -math.inf, 0.0)
+        elif masked:  # broadcast over [..., L, S]; a boolean mask keeps True, an additive one adds
+            scores = scores + (np.where(mask, 0.0, -math.inf) if mask.dtype == np.bool_
+                               else mask.astype(np.float64))
+        top = scores.max(axis=-1, keepdims=True)
+        weights = np.where(scores == -math.inf, 0.0, np.exp(scores - top))
+        total = weights.sum(axis=-1, keepdims=True)
+        # a row masked everywhere: softmax of all -inf is NaN
+        out = np.where(total == 0, math.nan, np.matmul(weights, v) / total)
     return [out.astype(inputs[0].dtype)]

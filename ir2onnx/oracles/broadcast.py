@@ -1,12 +1,12 @@
-"""Oracles of Broadcast-1/-3 and Tile-1, from the specs, element by element: every output position
-is mapped back to the input position it copies."""
+"""Oracles of Broadcast-1/-3 and Tile-1, from the specs: every output position is mapped back to
+the input position it copies (per axis, as open index arrays: all positions at once)."""
 from __future__ import annotations
 
 
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import ints, positions
+from .elements import ints
 from .registry import oracle
 
 
@@ -33,13 +33,14 @@ def _broadcast(layer, inputs, bidirectional_ok: bool):
     for o, i in mapped.items():
         if data.shape[i] not in (1, out_shape[o]):
             raise InvalidLayer(layer, f"data dim {data.shape[i]} does not broadcast to {out_shape[o]}")
-    out = np.empty(out_shape, data.dtype)
-    for pos in positions(out_shape):
-        src = [0] * data.ndim
-        for o, i in mapped.items():
-            src[i] = 0 if data.shape[i] == 1 else pos[o]
-        out[pos] = data[tuple(src)]
-    return [out]
+    if data.ndim == 0 or 0 in out_shape:
+        return [np.full(out_shape, data.reshape(-1)[0] if data.size else 0, data.dtype)]
+    n = len(out_shape)
+    src = [np.zeros((1,) * n, np.int64) for _ in range(data.ndim)]  # open index arrays
+    for o, i in mapped.items():
+        if data.shape[i] != 1:
+            src[i] = np.arange(out_shape[o]).reshape([-1 if j == o else 1 for j in range(n)])
+    return [np.array(np.broadcast_to(data[tuple(src)], out_shape))]
 
 
 @oracle("Broadcast", "opset1")
@@ -62,7 +63,6 @@ def tile(layer, inputs):
     reps = [1] * (rank - len(repeats)) + repeats
     src_data = data.reshape(shape)
     out_shape = tuple(d * r for d, r in zip(shape, reps))
-    out = np.empty(out_shape, data.dtype)
-    for pos in positions(out_shape):
-        out[pos] = src_data[tuple(p % d for p, d in zip(pos, shape))]
-    return [out]
+    if 0 in out_shape or not out_shape:
+        return [np.array(src_data).reshape(out_shape) if not out_shape else np.empty(out_shape, data.dtype)]
+    return [np.array(src_data[np.ix_(*[np.arange(n) % d for n, d in zip(out_shape, shape)])])]

@@ -1,10 +1,10 @@
 """Oracles of Convolution-1 and GroupConvolution-1, from the spec: for every output position
 ``o`` and kernel tap ``k`` the input position is ``o*s - pad_begin + k*d`` (taps in the padding
-read zeros); float sums are accumulated in float64 and rounded once to the output type, integer
-sums in int64 (wrapping), kept modulo 2^bits of the output type."""
+read zeros), gathered for all ``o`` and ``k`` at once by :func:`windows` (a strided view of the
+zero-padded input); float sums are accumulated in float64 (numpy.tensordot over channels and
+taps) and rounded once to the output type, integer sums in int64 (wrapping), kept modulo 2^bits
+of the output type."""
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -48,20 +48,32 @@ def _conv(layer, x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     out_sp = [g[1] for g in geo]
     # integers: int64 sums wrap modulo 2^64, so their low bits are the i32 result modulo 2^32
     acc_type = np.int64 if x.dtype.kind in "iu" else np.float64
-    out = np.zeros((x.shape[0], c_out, *out_sp), acc_type)
-    xf, wf = x.astype(acc_type), w.astype(acc_type)
+    taps = windows(x.astype(acc_type), [g[0] for g in geo], out_sp, w.shape[2:], strides, dilations)
+    wf = w.astype(acc_type)
     c_out_g = c_out // groups
-    for g in range(groups):
-        xs = xf[:, g * c_in_g:(g + 1) * c_in_g]
-        ws = wf[g * c_out_g:(g + 1) * c_out_g]
-        for o in itertools.product(*[range(n) for n in out_sp]):
-            acc = np.zeros((x.shape[0], c_out_g), acc_type)
-            for k in itertools.product(*[range(n) for n in w.shape[2:]]):
-                pos = [o[i] * strides[i] - geo[i][0] + k[i] * dilations[i] for i in range(rank)]
-                if all(0 <= p < x.shape[2 + i] for i, p in enumerate(pos)):
-                    acc += xs[(slice(None), slice(None), *pos)] @ ws[(slice(None), slice(None), *k)].T
-            out[(slice(None), slice(g * c_out_g, (g + 1) * c_out_g), *o)] = acc
+    k_axes = list(range(2 + rank, 2 + 2 * rank))
+    parts = []
+    for g in range(groups):  # sum over (c, k) of taps[n, c, o..., k...] * w[co, c, k...]
+        part = np.tensordot(taps[:, g * c_in_g:(g + 1) * c_in_g], wf[g * c_out_g:(g + 1) * c_out_g],
+                            axes=([1, *k_axes], [1, *range(2, 2 + rank)]))  # [N, O..., C_OUT/G]
+        parts.append(np.moveaxis(part, -1, 1))
+    out = np.concatenate(parts, axis=1) if parts else np.zeros((x.shape[0], 0, *out_sp), acc_type)
     return out.astype(x.dtype)
+
+
+def windows(x: np.ndarray, pad_begin, out_sp, kernel, strides, dilations) -> np.ndarray:
+    """``t[n, c, o..., k...] = x[n, c, o*s - pad_begin + k*d]`` (zero where that is in the
+    padding), a [N, C, O..., K...] array: a strided view of ``x`` padded with zeros."""
+    rank = x.ndim - 2
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    need = [(o - 1) * s + span for o, s, span in zip(out_sp, strides, spans)]  # padded length read
+    pads = [(0, 0), (0, 0)] + [(b, max(0, n - b - size)) for b, n, size in zip(pad_begin, need, x.shape[2:])]
+    xp = np.pad(x, pads)[(slice(None), slice(None), *[slice(0, max(n, 0)) for n in need])]
+    if any(o == 0 for o in out_sp) or 0 in x.shape[:2]:
+        return np.zeros((*x.shape[:2], *out_sp, *kernel), x.dtype)
+    view = np.lib.stride_tricks.sliding_window_view(xp, spans, axis=tuple(range(2, 2 + rank)))
+    return view[(slice(None), slice(None), *[slice(None, None, s) for s in strides],
+                 *[slice(None, None, d) for d in dilations])]
 
 
 @oracle("Convolution", "opset1")

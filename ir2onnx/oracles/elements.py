@@ -9,6 +9,7 @@ module, it knows nothing of ONNX or the lowerings."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -27,9 +28,11 @@ def as_float64(layer, x: np.ndarray) -> np.ndarray:
 def map_float(layer, x: np.ndarray, fn) -> list[np.ndarray]:
     """``fn`` (float -> float) on every element of float ``x`` in float64, rounded once to x's dtype."""
     v = as_float64(layer, x)
-    out = np.empty(v.shape, np.float64)
-    for pos in itertools.product(*[range(d) for d in v.shape]):
-        out[pos] = fn(float(v[pos]))
+    if v.size == 0:
+        return [v.astype(x.dtype)]
+    # numpy.frompyfunc calls fn on each element as a Python float, without an index loop in Python
+    with np.errstate(all="ignore"):  # fn's NaNs and infinities are results, not accidents
+        out = np.asarray(np.frompyfunc(fn, 1, 1)(v.ravel()), dtype=np.float64).reshape(v.shape)
     return [out.astype(x.dtype)]
 
 
@@ -83,10 +86,17 @@ def _broadcast_all(layer, *arrays: np.ndarray) -> tuple[int, ...]:
 
 def map_broadcast(layer, arrays, fn, dtype) -> np.ndarray:
     """``fn`` on the elements of ``arrays`` at every position of their broadcast shape (the layer's
-    ``auto_broadcast``), into a new array of ``dtype``."""
+    ``auto_broadcast``), into a new array of ``dtype``. ``fn`` receives Python scalars (numpy
+    scalars for the narrow float types that Python has no scalar for)."""
     shape = _broadcast_all(layer, *arrays)
     out = np.empty(shape, dtype)
-    for pos in itertools.product(*[range(d) for d in shape]):
+    if all(a.dtype.kind in "biuf" for a in arrays):
+        # numpy.frompyfunc calls fn on every position's elements as Python scalars (bool, int,
+        # float: each holds the element exactly), without an index loop in Python
+        with np.errstate(all="ignore"):
+            out[...] = np.frompyfunc(fn, len(arrays), 1)(*[np.broadcast_to(a, shape) for a in arrays])
+        return out
+    for pos in itertools.product(*[range(d) for d in shape]):  # narrow float types: numpy scalars
         out[pos] = fn(*[pick(a, pos) for a in arrays])
     return out
 
@@ -126,3 +136,49 @@ def index_tuple(layer, tup, dims) -> tuple[int, ...]:
 def ints(a) -> list[int]:
     """The values of an integer input as Python ints."""
     return [int(v) for v in np.asarray(a).reshape(-1)]
+
+
+# -- the error function on whole float64 arrays (Erf, Gelu) -----------------------------------
+_SERIES_END = 2.5  # below: the series (40 terms); above: the continued fraction (40 terms)
+
+
+def _erf_series(a: np.ndarray) -> np.ndarray:
+    """erf(a) = 2/sqrt(pi) exp(-a^2) sum_n 2^n a^(2n+1) / (1*3*...*(2n+1)) (positive terms: no
+    cancellation); 40 terms: within 2e-15 relative of math.erf for 0 <= a < 2.5."""
+    term, total, two = a.copy(), a.copy(), 2 * a * a
+    for n in range(1, 40):
+        term = term * two / (2 * n + 1)
+        total = total + term
+    return 2 / math.sqrt(math.pi) * np.exp(-a * a) * total
+
+
+def _erfc_fraction(a: np.ndarray) -> np.ndarray:
+    """erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))) evaluated from
+    the 40th term up: within 4e-15 relative of math.erfc for a >= 2.5 (and 0 at infinity)."""
+    frac = a.copy()
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for k in range(40, 0, -1):
+            frac = a + (k / 2) / frac
+        return np.where(np.isinf(a), 0.0, np.exp(-a * a) / math.sqrt(math.pi) / frac)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function of float64 ``x``, element by element (NaN stays NaN)."""
+    a = np.abs(x)
+    near = a < _SERIES_END
+    out = np.where(np.isnan(a), np.nan, 1.0)
+    out[near] = _erf_series(a[near])
+    far = a >= _SERIES_END
+    out[far] = 1.0 - _erfc_fraction(a[far])
+    return np.copysign(out, x)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """1 - erf(x) of float64 ``x``, without the cancellation of that difference for x > 0."""
+    a = np.abs(x)
+    out = np.where(np.isnan(a), np.nan, 0.0)
+    near = a < _SERIES_END
+    out[near] = np.where(x[near] >= 0, 1.0 - _erf_series(a[near]), 1.0 + _erf_series(a[near]))
+    far = a >= _SERIES_END
+    out[far] = np.where(x[far] >= 0, _erfc_fraction(a[far]), 2.0 - _erfc_fraction(a[far]))
+    return out

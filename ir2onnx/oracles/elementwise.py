@@ -1,5 +1,6 @@
 """Oracles of the element-wise arithmetic (Add, Subtract, Multiply, Divide, Maximum, Minimum,
-FloorMod, Mod, SquaredDifference, Power), from the specs, element by element. Integer results wrap
+FloorMod, Mod, SquaredDifference, Power), from the specs, element by element (on whole arrays
+where numpy's per-element arithmetic is the spec's, see :func:`_elementwise`). Integer results wrap
 modulo 2^bits; integer Divide and the remainders are computed on Python integers (Divide toward zero); float remainders through math.fmod in float64, rounded once."""
 from __future__ import annotations
 
@@ -9,17 +10,26 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import broadcast_shape, pick, wrap
+from .elements import broadcast_shape, map_broadcast, pick, wrap
 from .registry import oracle
 
 
-def _elementwise(layer, inputs, fn):
+def _elementwise(layer, inputs, fn, array_fn=None):
+    """``fn`` on every pair of elements (Python ints for integers, wrapped modulo 2^bits; numpy
+    scalars of the operands' type for floats). ``array_fn`` computes the same on whole broadcast
+    arrays where numpy's arithmetic in the operand type is that per-element operation: floats
+    (numpy rounds each element's result once to the type, as the scalar does) and, for Add,
+    Subtract, Multiply (numpy wraps modulo 2^bits), Maximum and Minimum, integers."""
     a, b = inputs
     if a.dtype != b.dtype:
         raise InvalidLayer(layer, "operands have different element types")
     shape = broadcast_shape(layer, a, b)
-    out = np.empty(shape, dtype=a.dtype)
     integer = a.dtype.kind in "iu"
+    if array_fn is not None and (not integer or array_fn in _WRAPPING):
+        x, y = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+        with np.errstate(all="ignore"):
+            return [np.asarray(array_fn(x, y), dtype=a.dtype).reshape(shape)]
+    out = np.empty(shape, dtype=a.dtype)
     bits = a.dtype.itemsize * 8
     for pos in itertools.product(*[range(d) for d in shape]):
         x, y = pick(a, pos), pick(b, pos)
@@ -34,29 +44,40 @@ def _elementwise(layer, inputs, fn):
     return [out]
 
 
+def _pick_max(x, y):
+    return np.where((x >= y) | (x != x), x, y)  # x if x >= y or x is NaN, else y
+
+
+def _pick_min(x, y):
+    return np.where((x <= y) | (x != x), x, y)
+
+
+_WRAPPING = (np.add, np.subtract, np.multiply, _pick_max, _pick_min)  # exact on numpy integers
+
+
 @oracle("Add", "opset1")
 def add(layer, inputs):
-    return _elementwise(layer, inputs, lambda x, y: x + y)
+    return _elementwise(layer, inputs, lambda x, y: x + y, np.add)
 
 
 @oracle("Subtract", "opset1")
 def subtract(layer, inputs):
-    return _elementwise(layer, inputs, lambda x, y: x - y)
+    return _elementwise(layer, inputs, lambda x, y: x - y, np.subtract)
 
 
 @oracle("Multiply", "opset1")
 def multiply(layer, inputs):
-    return _elementwise(layer, inputs, lambda x, y: x * y)
+    return _elementwise(layer, inputs, lambda x, y: x * y, np.multiply)
 
 
 @oracle("Maximum", "opset1")
 def maximum(layer, inputs):
-    return _elementwise(layer, inputs, lambda x, y: x if x >= y or x != x else y)
+    return _elementwise(layer, inputs, lambda x, y: x if x >= y or x != x else y, _pick_max)
 
 
 @oracle("Minimum", "opset1")
 def minimum(layer, inputs):
-    return _elementwise(layer, inputs, lambda x, y: x if x <= y or x != x else y)
+    return _elementwise(layer, inputs, lambda x, y: x if x <= y or x != x else y, _pick_min)
 
 
 @oracle("Divide", "opset1")
@@ -66,7 +87,7 @@ def divide(layer, inputs):
     division, Floor(Divide), is floored by the Floor (see the Floor oracle)."""
     a = inputs[0]
     if a.dtype.kind not in "iu":
-        return _elementwise(layer, inputs, lambda x, y: x / y)
+        return _elementwise(layer, inputs, lambda x, y: x / y, np.divide)
 
     def div(x: int, y: int) -> int:
         if y == 0:
@@ -132,12 +153,7 @@ def _int_pow(layer, x: int, y: int, bits: int) -> int:
 @oracle("Power", "opset1")
 def power(layer, inputs):
     a, b = inputs
-    shape = broadcast_shape(layer, a, b)
-    out = np.empty(shape, a.dtype)
-    for pos in itertools.product(*[range(d) for d in shape]):
-        x, y = pick(a, pos), pick(b, pos)
-        if a.dtype.kind in "iu":
-            out[pos] = wrap(_int_pow(layer, int(x), int(y), a.dtype.itemsize * 8), a.dtype)
-        else:
-            out[pos] = _float_pow(float(x), float(y))
-    return [out]
+    bits = a.dtype.itemsize * 8
+    if a.dtype.kind in "iu":
+        return [map_broadcast(layer, [a, b], lambda x, y: wrap(_int_pow(layer, int(x), int(y), bits), a.dtype), a.dtype)]
+    return [map_broadcast(layer, [a, b], lambda x, y: _float_pow(float(x), float(y)), a.dtype)]

@@ -1,5 +1,5 @@
 """Oracles of the gathers, from the specs, one index at a time: Gather-1/-7/-8 (out-of-range
-indices give zeros), GatherElements-6, GatherND-8 and NonZero-3 (row-major coordinates of the
+indices give zeros; without batch dims all indices at once), GatherElements-6, GatherND-8 and NonZero-3 (row-major coordinates of the
 non-zero elements; NaN is non-zero)."""
 from __future__ import annotations
 
@@ -21,6 +21,16 @@ def _gather(layer, inputs, negative: bool):
         raise InvalidLayer(layer, "batch_dims out of range or batch dims differ")
     size = data.shape[axis]
     out_shape = data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:]
+    if b == 0:  # every index at once: out[outer, which, inner] = data[outer, i(which), inner]
+        i = indices.astype(np.int64)
+        if negative:
+            i = np.where((i < 0) & (i >= -size), i + size, i)
+        inside = (i >= 0) & (i < size)  # out of range: zeros (Gather-7/-8 spec; OpenVINO too)
+        if size == 0 or not inside.any():
+            return [np.zeros(out_shape, dtype=data.dtype)]
+        picked = np.take(data, np.where(inside, i, 0), axis=axis)
+        keep = inside.reshape((1,) * axis + inside.shape + (1,) * (data.ndim - axis - 1))
+        return [np.where(keep, picked, np.zeros((), data.dtype)).astype(data.dtype)]
     out = np.zeros(out_shape, dtype=data.dtype)
     free = indices.ndim - b
     for pos in itertools.product(*[range(d) for d in out_shape]):

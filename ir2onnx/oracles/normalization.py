@@ -1,13 +1,12 @@
-"""Oracles of the normalizations from the specs, element by element in float64, rounded once to
-the data type: MVN-6 (MVN-1 as its spec says: MVN-6 over the axes from 1, or 2 without across_channels,
-eps inside the sqrt) (for every slice over ``axes``, subtract the mean and, with
+"""Oracles of the normalizations from the specs, in float64 on whole arrays (the mean and
+variance of every slice at once), rounded once to the data type: MVN-6 (MVN-1 as its spec says:
+MVN-6 over the axes from 1, or 2 without across_channels, eps inside the sqrt) (for every slice
+over ``axes``, subtract the mean and, with
 normalize_variance, divide by sqrt(var + eps) or sqrt(var) + eps), GroupNormalization-12,
 BatchNormInference-1/-5 and NormalizeL2-1."""
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import math
 
 import numpy as np
 
@@ -30,21 +29,16 @@ def mvn6(layer, inputs):
     eps = float(layer.attrs["eps"])
     inside = str(layer.attrs["eps_mode"]).lower() == "inside_sqrt"
     v = data.astype(np.float64)
-    out = np.empty(data.shape, np.float64)
     if data.size == 0:  # no slice to normalize (and no element count to divide by)
-        return [out.astype(data.dtype)]
-    outer = [range(d) if i not in reduced else [None] for i, d in enumerate(data.shape)]
-    for base in itertools.product(*outer):
-        inner = [range(data.shape[i]) if p is None else [p] for i, p in enumerate(base)]
-        idx = list(itertools.product(*inner))
-        mean = math.fsum(v[i] for i in idx) / len(idx)
-        var = math.fsum((v[i] - mean) ** 2 for i in idx) / len(idx)
-        denom = 1.0
-        if normalize:
-            denom = math.sqrt(var + eps) if inside else math.sqrt(var) + eps
-        for i in idx:
-            out[i] = (v[i] - mean) / denom
-    return [out.astype(data.dtype)]
+        return [v.astype(data.dtype)]
+    axes = tuple(sorted(reduced))
+    mean = v.mean(axis=axes, keepdims=True)  # every slice over ``axes`` at once
+    var = ((v - mean) ** 2).mean(axis=axes, keepdims=True)
+    denom = 1.0
+    if normalize:
+        denom = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return [((v - mean) / denom).astype(data.dtype)]
 
 
 @oracle("MVN", "opset1")
@@ -78,19 +72,17 @@ def group_normalization12(layer, inputs):
         raise InvalidLayer(layer, f"{channels} channels cannot be split into {groups} groups")
     per_group = channels // groups
     v = data.astype(np.float64)
-    out = np.empty(data.shape, np.float64)
-    spatial = [range(d) for d in data.shape[2:]]
-    for n in range(data.shape[0]):
-        for grp in range(groups):
-            idx = [(n, c) + s for c in range(grp * per_group, (grp + 1) * per_group)
-                   for s in itertools.product(*spatial)]
-            if not idx:
-                continue
-            mean = math.fsum(v[i] for i in idx) / len(idx)
-            var = math.fsum((v[i] - mean) ** 2 for i in idx) / len(idx)
-            denom = math.sqrt(var + eps)
-            for i in idx:
-                out[i] = scale[i[1]] * (v[i] - mean) / denom + bias[i[1]]
+    if data.size == 0:
+        return [v.astype(data.dtype)]
+    grouped = v.reshape(data.shape[0], groups, -1)  # [N, G, C/G * spatial]: one slice per group
+    mean = grouped.mean(axis=2, keepdims=True)
+    var = ((grouped - mean) ** 2).mean(axis=2, keepdims=True)
+    denom = np.sqrt(var + eps)
+    per_channel = (-1,) + (1,) * (data.ndim - 2)  # scale and bias along axis 1
+    centred = (grouped - mean).reshape(data.shape)
+    denom = np.repeat(denom, per_group, axis=1).reshape((data.shape[0], channels) + (1,) * (data.ndim - 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = scale.reshape(per_channel) * centred / denom + bias.reshape(per_channel)
     return [out.astype(data.dtype)]
 
 
@@ -99,11 +91,9 @@ def _batch_norm(layer, data, gamma, beta, mean, var):
     gamma, beta, mean, var = _per_channel_params(layer, data, (gamma, beta, mean, var),
                                                  ("gamma", "beta", "mean", "variance"))
     v = data.astype(np.float64)
-    out = np.empty(data.shape, np.float64)
+    c = (-1,) + (1,) * (data.ndim - 2)  # the per-channel values along axis 1
     with np.errstate(invalid="ignore", divide="ignore"):
-        for i in np.ndindex(*data.shape):
-            c = i[1]
-            out[i] = gamma[c] * (v[i] - mean[c]) / np.sqrt(var[c] + eps) + beta[c]
+        out = gamma.reshape(c) * (v - mean.reshape(c)) / np.sqrt(var.reshape(c) + eps) + beta.reshape(c)
     return [out.astype(data.dtype)]
 
 
@@ -128,12 +118,9 @@ def normalize_l2(layer, inputs):
     if not picked:
         raise UnsupportedLayer(layer, "NormalizeL2 over no axes")
     eps, mode = float(layer.attrs["eps"]), layer.attrs["eps_mode"]
-    out = np.empty(v.shape, np.float64)
-    for pos in itertools.product(*[range(d) for d in v.shape]):
-        ranges = [range(v.shape[i]) if i in picked else [pos[i]] for i in range(v.ndim)]
-        total = sum(v[src] * v[src] for src in itertools.product(*ranges))
-        total = max(total, eps) if mode == "max" else total + eps
-        if total == 0:
-            raise InvalidLayer(layer, "NormalizeL2 of a zero slice with eps 0")
-        out[pos] = v[pos] / math.sqrt(total)
-    return [out.astype(x.dtype)]
+    total = (v * v).sum(axis=tuple(sorted(picked)), keepdims=True)  # per slice over the axes
+    total = np.maximum(total, eps) if mode == "max" else total + eps
+    if v.size and np.any(total == 0):
+        raise InvalidLayer(layer, "NormalizeL2 of a zero slice with eps 0")
+    with np.errstate(invalid="ignore"):
+        return [(v / np.sqrt(total)).astype(x.dtype)]

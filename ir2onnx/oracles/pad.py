@@ -1,5 +1,5 @@
-"""Oracles of Pad-1/-12, from the specs, element by element: every output position is mapped back to
-the input position it copies, or to the pad value."""
+"""Oracles of Pad-1/-12, from the specs: every output position is mapped back to the input
+position it copies, or to the pad value (axis by axis, then all positions at once)."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elements import ints, positions
+from .elements import ints
 from .registry import oracle
 
 
@@ -37,11 +37,16 @@ def _pad(layer, inputs, allow_negative: bool):
         if max(b, e) > d - limit or b + d + e < 0:
             raise InvalidLayer(layer, f"pads {b}, {e} do not fit dim {d} in mode {mode}")
     out_shape = tuple(b + d + e for b, d, e in zip(begins, data.shape, ends))
-    out = np.empty(out_shape, data.dtype)
-    for pos in positions(out_shape):
-        src = [_source(p - b, d, mode) for p, b, d in zip(pos, begins, data.shape)]
-        out[pos] = value if any(s is None for s in src) else data[tuple(src)]
-    return [out]
+    if data.size == 0 or 0 in out_shape:
+        return [np.full(out_shape, value, data.dtype)]
+    # per axis: the input index each output index copies (None: the pad value), all positions at once
+    sources = [[_source(p - b, d, mode) for p in range(b + d + e)]
+               for b, d, e in zip(begins, data.shape, ends)]
+    index = np.ix_(*[np.array([0 if s is None else s for s in src], np.int64) for src in sources])
+    inside = np.ones(out_shape, bool)
+    for axis, src in enumerate(sources):
+        inside &= np.array([s is not None for s in src]).reshape([-1 if j == axis else 1 for j in range(len(out_shape))])
+    return [np.where(inside, data[index] if data.ndim else data, np.asarray(value, data.dtype)).astype(data.dtype)]
 
 
 @oracle("Pad", "opset1")

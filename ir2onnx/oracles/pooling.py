@@ -1,5 +1,5 @@
 """Oracles of MaxPool-1/-8/-14 and AvgPool-1/-14/-16 (dilations), from the specs and OpenVINO's reference
-implementation, window by window.
+implementation, kernel tap by kernel tap over every window at once.
 
 Output size: explicit/valid pads with floor or ceil rounding (ceil_torch: a last window that
 would start in the end padding is dropped); auto_pad same_*: ceil(X / s), padding split like
@@ -52,36 +52,48 @@ def _geometry(layer, shape, dilated: bool):
     return out
 
 
-def _windows(shape, geo):
-    """Yield (output spatial position, [input spatial positions inside the input], taps)."""
-    for o in itertools.product(*[range(g[5]) for g in geo]):
-        taps = list(itertools.product(*[range(g[0]) for g in geo]))
-        inside = []
-        for t in taps:
-            pos = tuple(o[i] * g[1] - g[3] + t[i] * g[2] for i, g in enumerate(geo))
-            if all(0 <= p < shape[2 + i] for i, p in enumerate(pos)):
-                inside.append(pos)
-        yield o, inside, len(taps)
+def _taps(shape, geo):
+    """Yield, for every kernel tap in row-major order, the input positions it reads for all
+    output positions at once: per spatial axis ``p = o*s - pad_begin + t*d`` (an index array over
+    the output positions, clipped into the input) and whether ``p`` is inside the input (a mask
+    over the output positions, broadcast like the outputs' spatial dims)."""
+    rank = len(geo)
+    for t in itertools.product(*[range(g[0]) for g in geo]):
+        index, inside = [], np.ones([g[5] for g in geo], bool)
+        for i, g in enumerate(geo):
+            p = np.arange(g[5]) * g[1] - g[3] + t[i] * g[2]
+            ok = (p >= 0) & (p < shape[2 + i])
+            view = [1] * rank
+            view[i] = g[5]
+            index.append(np.clip(p, 0, max(shape[2 + i] - 1, 0)).reshape(view))
+            inside &= ok.reshape(view)
+        yield index, inside
 
 
 def _max_pool(layer, x: np.ndarray, dilated: bool, with_indices: bool):
+    """Per output element: the first largest input element of its window in tap order (a NaN
+    wins over numbers, the first NaN over later ones), its flat index from ``axis`` on."""
     geo = _geometry(layer, x.shape, dilated)
-    out = np.empty((*x.shape[:2], *[g[5] for g in geo]), x.dtype)
-    idx = np.zeros(out.shape, np.int64)
+    out_shape = (*x.shape[:2], *[g[5] for g in geo])
     lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    out = np.full(out_shape, lowest, x.dtype)
+    idx = np.zeros(out_shape, np.int64)
+    found = np.zeros(out_shape, bool)
     axis = int(layer.attrs.get("axis", 0) or 0)
     axis = axis + x.ndim if axis < 0 else axis
-    for o, inside, _ in _windows(x.shape, geo):
-        for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
-            best, best_pos = lowest, None
-            for pos in inside:
-                v = x[(n, c, *pos)]
-                if best_pos is None or v > best or (v != v and best == best):
-                    best, best_pos = v, pos
-            out[(n, c, *o)] = best
-            if best_pos is not None:
-                full = (n, c, *best_pos)
-                idx[(n, c, *o)] = np.ravel_multi_index(full[axis:], x.shape[axis:])
+    n = np.arange(x.shape[0]).reshape((-1,) + (1,) * (x.ndim - 1))
+    c = np.arange(x.shape[1]).reshape((1, -1) + (1,) * (x.ndim - 2))
+    strides = [int(np.prod(x.shape[j + 1:])) for j in range(x.ndim)]  # row-major flat index
+    if 0 not in x.shape:
+        for index, inside in _taps(x.shape, geo):
+            v = x[(slice(None), slice(None), *np.ix_(*[i.reshape(-1) for i in index]))]
+            with np.errstate(invalid="ignore"):
+                take = inside & (~found | (v > out) | ((v != v) & (out == out)))
+            out = np.where(take, v, out)
+            full = [n, c] + [i.reshape((1, 1) + i.shape) for i in index]
+            flat = sum((full[j] * strides[j] for j in range(axis, x.ndim)), np.int64(0))
+            idx = np.where(take, flat, idx)
+            found |= inside
     results = [out]
     if with_indices:
         etype = layer.attrs.get("index_element_type") or "i64"
@@ -91,20 +103,27 @@ def _max_pool(layer, x: np.ndarray, dilated: bool, with_indices: bool):
 
 
 def _avg_pool(layer, x: np.ndarray, dilated: bool = False):
+    """Per output element: the float64 sum of the input elements of its window (in tap order)
+    divided by the divisor, rounded once."""
     if x.dtype.kind != "f":
         raise UnsupportedLayer(layer, "AvgPool on integers is not supported")
     geo = _geometry(layer, x.shape, dilated=dilated)
     exclude = bool(layer.attrs.get("exclude-pad"))
     padded = any(g[3] or g[4] for g in geo)
-    out = np.empty((*x.shape[:2], *[g[5] for g in geo]), x.dtype)
-    for o, inside, taps in _windows(x.shape, geo):
-        divisor = taps if (padded and not exclude) else len(inside)
-        if divisor == 0:
-            raise UnsupportedLayer(layer, "a pooling window holds no input element")
-        for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
-            total = sum(float(x[(n, c, *pos)]) for pos in inside)
-            out[(n, c, *o)] = total / divisor
-    return [out]
+    out_shape = (*x.shape[:2], *[g[5] for g in geo])
+    total = np.zeros(out_shape, np.float64)
+    count = np.zeros(out_shape[2:], np.int64)
+    taps = 0
+    for index, inside in _taps(x.shape, geo):
+        taps += 1
+        count = count + inside
+        if 0 not in x.shape:
+            v = x[(slice(None), slice(None), *np.ix_(*[i.reshape(-1) for i in index]))]
+            total = total + np.where(inside, v.astype(np.float64), 0.0)
+    divisor = np.full(count.shape, taps) if (padded and not exclude) else count
+    if np.any(divisor == 0):
+        raise UnsupportedLayer(layer, "a pooling window holds no input element")
+    return [(total / divisor).astype(x.dtype)]
 
 
 @oracle("MaxPool", "opset1")

@@ -1,4 +1,4 @@
-"""Oracle of FakeQuantize-1, element by element in float64:
+"""Oracle of FakeQuantize-1, in float64 on whole (broadcast) arrays, for every element:
 
     x on il's side of il (x <= il if il <= ih, x >= il if il > ih)  -> ol
     x on ih's side of ih (x >  ih if il <= ih, x <= ih if il > ih)  -> oh
@@ -11,8 +11,6 @@ computes, the spec's ``x <= min(il, ih) -> ol`` is not. The ranges broadcast to 
 (NaN); see :mod:`ir2onnx.ops.quantization`.
 """
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -38,11 +36,6 @@ def _out_shape(layer, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _at(a: np.ndarray, pos: tuple[int, ...]) -> float:
-    pos = pos[len(pos) - a.ndim:]
-    return float(a[tuple(0 if d == 1 else p for d, p in zip(a.shape, pos))])
-
-
 @oracle("FakeQuantize", "opset1")
 def fake_quantize(layer, inputs):
     levels = int(layer.attrs["levels"])
@@ -52,16 +45,13 @@ def fake_quantize(layer, inputs):
     if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
         raise InvalidLayer(layer, "X must be a floating-point tensor")
     shape = _out_shape(layer, [a.shape for a in inputs])
-    out = np.empty(shape, np.float64)
+    v, il, ih, ol, oh = (np.broadcast_to(a.astype(np.float64), shape) for a in inputs)
     steps = levels - 1
-    for pos in itertools.product(*[range(d) for d in shape]):
-        v, il, ih, ol, oh = (_at(a, pos) for a in inputs)
-        low, high = (v <= il, v > ih) if il <= ih else (v >= il, v <= ih)
-        if low:
-            out[pos] = ol
-        elif high:
-            out[pos] = oh
-        else:
-            level = np.rint((v - il) / (ih - il) * steps)  # round half to even
-            out[pos] = level / steps * (oh - ol) + ol
+    ordered = il <= ih
+    low = np.where(ordered, v <= il, v >= il)
+    high = np.where(ordered, v > ih, v <= ih)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        level = np.rint((v - il) / (ih - il) * steps)  # round half to even
+        inner = level / steps * (oh - ol) + ol
+    out = np.where(low, ol, np.where(high, oh, inner))
     return [out.astype(x.dtype)]

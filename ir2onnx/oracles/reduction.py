@@ -1,5 +1,7 @@
 """Oracles of the reductions over ``axes`` (keep_dims): ReduceSum, ReduceProd, ReduceMean,
-ReduceMax, ReduceMin (-1) and ReduceL1, ReduceL2 (-4), element by element through one walk.
+ReduceMax, ReduceMin (-1) and ReduceL1, ReduceL2 (-4), element by element through one walk
+(float means and norms, and maxima and minima of numbers, with numpy's reductions over every
+slice at once).
 Integer sums and products wrap modulo 2^bits; float means and norms are summed in float64 and
 rounded once; integer means truncate toward zero. ReduceLogicalAnd/Or-1: and/or over each slice,
 starting from true / false."""
@@ -66,13 +68,25 @@ def reduce_mean(layer, inputs):
             raise InvalidLayer(layer, "integer mean over an empty slice")
         q = np.vectorize(lambda t: abs(t) // count * (1 if t >= 0 else -1), otypes=[object])(total)
         return [q.astype(data.dtype)]
-    total = _reduce(layer, [data.astype(np.float64), axes], lambda acc, v: acc + v, lambda dt: 0.0)[0]
+    total = _whole(layer, data.astype(np.float64), axes, np.sum)
     with np.errstate(invalid="ignore", divide="ignore"):
         return [(total / count).astype(data.dtype)]
 
 
+def _whole(layer, data: np.ndarray, axes, reduce) -> np.ndarray:
+    """``reduce`` (a numpy reduction) over every slice at once; the output shape of _reduce."""
+    rank = data.ndim
+    picked = {normalize_axis(layer, int(a), rank) for a in np.asarray(axes).reshape(-1)} if rank else set()
+    keep = bool(layer.attrs.get("keep_dims", False))
+    return np.asarray(reduce(data, axis=tuple(sorted(picked)), keepdims=keep))
+
+
 def _extreme(layer, inputs, better):
     data, axes = inputs
+    if data.size and (data.dtype.name in ("float16", "float32", "float64") or data.dtype.kind in "iu"):
+        # numpy.max/min on whole slices: the same value, a NaN anywhere in a slice wins
+        with np.errstate(invalid="ignore"):
+            return [_whole(layer, data, axes, np.max if better(1, 0) else np.min).astype(data.dtype)]
 
     def combine(acc, v):
         if acc is None or v != v or (acc == acc and better(v, acc)):
@@ -97,21 +111,20 @@ def reduce_min(layer, inputs):
 
 def _sum_of(layer, inputs, term):
     data, axes = inputs
-    as_float64(layer, data)
-    total = _reduce(layer, [data.astype(object), axes], lambda acc, v: acc + term(float(v)), lambda dt: 0.0)[0]
-    return total, data.dtype
+    v = as_float64(layer, data)
+    return _whole(layer, term(v), axes, np.sum), data.dtype
 
 
 @oracle("ReduceL1", "opset4")
 def reduce_l1(layer, inputs):
-    total, dtype = _sum_of(layer, inputs, abs)
-    return [total.astype(np.float64).astype(dtype)]
+    total, dtype = _sum_of(layer, inputs, np.abs)
+    return [total.astype(dtype)]
 
 
 @oracle("ReduceL2", "opset4")
 def reduce_l2(layer, inputs):
     total, dtype = _sum_of(layer, inputs, lambda v: v * v)
-    return [np.sqrt(total.astype(np.float64)).astype(dtype)]
+    return [np.sqrt(total).astype(dtype)]
 
 
 @oracle("ReduceLogicalAnd", "opset1")

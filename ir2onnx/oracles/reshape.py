@@ -1,5 +1,5 @@
 """Oracle of Reshape-1, from the spec: resolve the pattern, then copy element k of the input (in
-row-major order) to element k of the output, one index at a time."""
+row-major order) to element k of the output (numpy.unravel_index gives the input index of every k)."""
 from __future__ import annotations
 
 import numpy as np
@@ -58,14 +58,6 @@ def resolve_pattern(layer, in_shape: tuple[int, ...], pattern: list[int], specia
     return tuple(int(v) for v in out)
 
 
-def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    index = []
-    for d in reversed(shape):
-        index.append(flat % d)
-        flat //= d
-    return tuple(reversed(index))
-
-
 @oracle("Reshape", "opset1")
 def reshape(layer, inputs):
     data, pattern = inputs
@@ -73,7 +65,6 @@ def reshape(layer, inputs):
     if pattern.ndim != 1:
         raise InvalidLayer(layer, "the shape input must be 1-D")
     out_shape = resolve_pattern(layer, data.shape, [int(v) for v in pattern], bool(layer.attrs["special_zero"]))
-    out = np.empty(out_shape, dtype=data.dtype)
-    for k in range(out.size):
-        out[_unravel(k, out_shape)] = data[_unravel(k, data.shape)]
-    return [out]
+    k = np.arange(_product(out_shape))  # element k of the output is element k of the input
+    return [data[np.unravel_index(k, data.shape)].reshape(out_shape) if data.ndim else
+            np.full(out_shape, data, data.dtype)]

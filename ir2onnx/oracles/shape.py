@@ -1,8 +1,7 @@
 """Oracles of ShapeOf-1/-3, Concat-1, Squeeze-1/-15 and Unsqueeze-1, from the specs:
-output shapes from the definitions, values copied one index at a time."""
+output shapes from the definitions, values copied as blocks (Concat: each input into its range
+along the axis; Squeeze, Unsqueeze: the same elements in the same row-major order)."""
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -14,12 +13,7 @@ from .registry import oracle
 
 def _copy_flat(data: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
     """Same elements in the same row-major order, new shape (Squeeze/Unsqueeze move nothing)."""
-    out = np.empty(out_shape, dtype=data.dtype)
-    src = list(itertools.product(*[range(d) for d in data.shape]))
-    dst = list(itertools.product(*[range(d) for d in out_shape]))
-    for s, d in zip(src, dst):
-        out[d] = data[s]
-    return out
+    return np.array(data.ravel(order="C")).reshape(out_shape)  # element k stays element k
 
 
 @oracle("ShapeOf", "opset1")
@@ -49,9 +43,8 @@ def concat(layer, inputs):
     out_shape = inputs[0].shape[:axis] + (total,) + inputs[0].shape[axis + 1:]
     out = np.empty(out_shape, dtype=inputs[0].dtype)
     offset = 0
-    for x in inputs:
-        for pos in itertools.product(*[range(d) for d in x.shape]):
-            out[pos[:axis] + (pos[axis] + offset,) + pos[axis + 1:]] = x[pos]
+    for x in inputs:  # input i fills [offset, offset + its size) along the axis
+        out[(slice(None),) * axis + (slice(offset, offset + x.shape[axis]),)] = x
         offset += x.shape[axis]
     return [out]
 

@@ -1,6 +1,7 @@
 """Oracles of StridedSlice-1, Slice-8 and SliceScatter-15, from the specs: each output axis is either a list of
 source indices along one input axis (numpy slice semantics: negative indices count from the
-end, out-of-range ones clamp) or a new axis of size 1; elements are copied one by one."""
+end, out-of-range ones clamp) or a new axis of size 1; elements are copied through those index
+lists (open index arrays, all positions at once)."""
 from __future__ import annotations
 
 import itertools
@@ -38,17 +39,20 @@ def _gather(x: np.ndarray, plan: list) -> np.ndarray:
     size 1, ("pick", input axis, index) one fixed index and no output axis."""
     picks = {p[1]: p[2] for p in plan if p[0] == "pick"}
     shape = tuple(len(p[2]) if p[0] == "take" else 1 for p in plan if p[0] != "pick")
-    out = np.empty(shape, x.dtype)
     axes = [p for p in plan if p[0] != "pick"]
-    for pos in itertools.product(*[range(d) for d in shape]):
-        src = [0] * x.ndim
-        for a, i in picks.items():
-            src[a] = i
-        for p, q in zip(axes, pos):
-            if p[0] == "take":
-                src[p[1]] = p[2][q]
-        out[pos] = x[tuple(src)]
-    return out
+    if x.ndim == 0:
+        return np.array(x).reshape(shape)
+    n = len(shape)
+    # the source index along every input axis, for every output position at once (open arrays)
+    src = [np.zeros((1,) * n, np.int64) for _ in range(x.ndim)]
+    for a, i in picks.items():
+        src[a] = np.full((1,) * n, i, np.int64)
+    for q, p in enumerate(axes):
+        if p[0] == "take":
+            src[p[1]] = np.asarray(p[2], np.int64).reshape([-1 if j == q else 1 for j in range(n)])
+    if 0 in shape:
+        return np.empty(shape, x.dtype)
+    return np.array(x[tuple(src)]).reshape(shape)
 
 
 def _bits(layer, name: str, n: int) -> list[int]:

@@ -1,8 +1,6 @@
-"""Oracles of Transpose-1 and ShuffleChannels-1 by index arithmetic. ShuffleChannels: with
+"""Oracles of Transpose-1 and ShuffleChannels-1 by index arithmetic on whole index arrays. ShuffleChannels: with
 C = group * m, output channel ``j = a * group + b`` (a < m, b < group) is input channel ``b * m + a``."""
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -17,13 +15,11 @@ def transpose(layer, inputs):
     order = [int(v) for v in np.asarray(order).reshape(-1)] or list(range(x.ndim))[::-1]
     if sorted(order) != list(range(x.ndim)):
         raise InvalidLayer(layer, f"input_order {order} is not a permutation of {x.ndim} axes")
-    out = np.empty(tuple(x.shape[a] for a in order), x.dtype)
-    for pos in itertools.product(*[range(d) for d in out.shape]):
-        src = [0] * x.ndim
-        for axis, p in zip(order, pos):
-            src[axis] = p
-        out[pos] = x[tuple(src)]
-    return [out]
+    pos = np.indices(tuple(x.shape[a] for a in order), sparse=True)  # every output index i
+    src = [None] * x.ndim
+    for axis, p in zip(order, pos):
+        src[axis] = p
+    return [np.array(x[tuple(src)]) if x.ndim else x.copy()]
 
 
 @oracle("ShuffleChannels", "opset1")
@@ -37,9 +33,5 @@ def shuffle_channels(layer, inputs):
     if group < 1 or c % group:
         raise InvalidLayer(layer, f"group {group} must be positive and divide {c}")
     m = c // group
-    out = np.empty_like(x)
-    for pos in itertools.product(*[range(d) for d in x.shape]):
-        j = pos[axis]
-        src = pos[:axis] + ((j % group) * m + j // group,) + pos[axis + 1:]
-        out[pos] = x[src]
-    return [out]
+    j = np.arange(c)
+    return [np.take(x, (j % group) * m + j // group, axis=axis)]

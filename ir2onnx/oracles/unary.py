@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elements import map_float, wrap
+from .elements import as_float64, erf as _erf, map_float, wrap
 from .registry import oracle
 
 
@@ -38,7 +38,8 @@ def sqrt(layer, inputs):
 
 @oracle("Erf", "opset1")
 def erf(layer, inputs):
-    return map_float(layer, inputs[0], math.erf)
+    x = inputs[0]
+    return [_erf(as_float64(layer, x)).astype(x.dtype)]
 
 
 @oracle("Log", "opset1")

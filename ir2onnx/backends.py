@@ -131,14 +131,17 @@ def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
     return evaluate(graph, feeds)
 
 
-OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
+OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
+                  "KV_CACHE_PRECISION": "f32"}
 
 
 def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
     """OpenVINO's CPU plugin at f32 inference precision, without the dynamic quantization of
     activations it applies by default to MatMuls with compressed weights (which makes them differ
-    from the model by ~5e-3 relative); outputs renamed to the IR's names. ``steps`` > 0: a
-    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`)."""
+    from the model by ~5e-3 relative), and with its KV cache kept in f32 (``KV_CACHE_PRECISION``:
+    its default is f16, u8 on some CPUs); outputs renamed to the IR's names. ``steps`` > 0: a
+    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`), ``feeds`` the same dict
+    every step or one per step."""
     import openvino as ov
 
     from .oracles.interpreter import input_name, output_names, parameters, results
@@ -155,17 +158,21 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
     names = output_names(graph)
     by_result = {r.name: names[r.id] for r in results(graph)}
     request = compiled.create_infer_request()
-    for i, port in enumerate(compiled.inputs):
-        name = by_param[port.get_node().friendly_name]
-        request.set_input_tensor(i, _ov_tensor(ov, feeds[name]))
+    from .stateful import at_step
+
+    def set_inputs(k: int) -> None:
+        for i, port in enumerate(compiled.inputs):
+            name = by_param[port.get_node().friendly_name]
+            request.set_input_tensor(i, _ov_tensor(ov, at_step(feeds, k)[name]))
 
     def collect():
         return _collect(compiled, request, by_result)
 
+    set_inputs(1)
     if steps:
         from .stateful import openvino_steps
 
-        return openvino_steps(request, collect, steps)
+        return openvino_steps(request, collect, steps, set_inputs)
     request.infer()
     return collect()
 
@@ -207,7 +214,7 @@ def _ov_tensor(ov, array: np.ndarray):
     return ov.Tensor(array)
 
 
-def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None,
+def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | None,
             state: dict | None = None, steps: int = 0) -> dict:
     from . import runtime
 
@@ -254,7 +261,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str
 
     with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-") as tmp:
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
-        inp.write_bytes(pickle.dumps(dict(feeds)))
+        inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx._openvino_child", str(graph.xml_path), graph.bin_path or "",
                str(inp), str(out), str(steps)]
         p = subprocess.run(cmd, capture_output=True, text=True)

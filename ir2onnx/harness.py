@@ -22,6 +22,7 @@ from .compare import Comparison, compare
 from .errors import Ir2OnnxError
 from .feed_args import add_feed_args, parse_feeds
 from .ir.graph import Graph
+from .llm import is_llm
 from .stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 
 REFERENCE = "oracle"
@@ -100,7 +101,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     as that backend's error (the CLI does this; tests and selftest run it in-process, faster).
     A stateful model (ReadValue/Assign) runs ``steps`` steps (default 4) on the same inputs, each
     backend carrying its state (:mod:`ir2onnx.stateful`); step k's outputs are compared as
-    ``<output>@k`` and the variables as ``<variable_id>.new@k``.
+    ``<output>@k`` and the variables as ``<variable_id>.new@k``. An LLM IR (``input_ids`` and a
+    KV cache, :func:`ir2onnx.llm.is_llm`) is fed decode steps instead (:mod:`ir2onnx.llm_decode`):
+    the prompt, then one token a step, the mask and positions growing, ``beam_idx`` arange(batch).
     """
     from .api import _graph
     from .oracles.interpreter import output_names
@@ -110,6 +113,15 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
+    step1 = feeds
+    if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
+        from .llm_decode import step_feeds
+
+        feeds = step_feeds(graph, feeds, inputs or {}, shapes or {}, seed, steps)
+        step1 = feeds[0]
+        origin = {n: origin[n] if (inputs and n in inputs) else f"LLM decode step 1 (seed {seed})"
+                  for n in step1}
+        feeds = feeds if steps else step1
     backends: list[BackendRun] = []
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
         onnx_path, problem, opset = convert_to(graph, opset, tmp)
@@ -150,7 +162,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         checks.append(oc)
     fake_quantize = sum(layer.type == "FakeQuantize" for layer in graph.order)
     notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
-    return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks, notes)
+    return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes)
 
 
 # -- the command ---------------------------------------------------------------------------

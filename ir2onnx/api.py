@@ -8,6 +8,7 @@ import onnx
 
 from .ir.graph import Graph
 from .ir.reader import load_ir
+from .llm import document
 from .lowering.convert import Converted, convert_graph
 from .verify import verify_model
 from .writer import save
@@ -29,6 +30,7 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. ``verify`` creates an onnxruntime CPU session for the result, so a node
     onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
+    An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
 
@@ -38,8 +40,9 @@ def convert(model: str | os.PathLike | Graph, weights: str | os.PathLike | None 
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
     default) or unpacked to floats (``"unpack"``).
     """
-    conv = convert_graph(_graph(model, weights), opset, quantized=quantized,
-                         compressed_weights=compressed_weights)
+    graph = _graph(model, weights)
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
@@ -71,6 +74,7 @@ def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+    document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

@@ -63,9 +63,12 @@ def _add_run(sub) -> None:
                    help="onnxruntime execution provider (default cpu)")
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",
-                   help="steps of a stateful IR model (ReadValue/Assign): the first is fed the "
+                   help="steps of a stateful model (ReadValue/Assign): the first is fed the "
                         "variables' init values, each next one the previous step's "
-                        "<variable_id>.new (default 4)")
+                        "<variable_id>.new (default 4). An LLM (input_ids and a KV cache, "
+                        "IR or converted .onnx) decodes N greedy tokens from the prompt "
+                        "(--input input_ids=FILE.npy, else random of --shape input_ids=B,N, "
+                        "default 1,8) and prints them")
     p.set_defaults(func=cmd_run)
 
 
@@ -164,6 +167,13 @@ def cmd_run(args) -> int:
             raise
         except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
             raise Ir2OnnxError(f"onnxruntime cannot load '{model}': {str(e).strip().splitlines()[0]}") from None
+        from .llm import load_interface
+
+        iface = load_interface(model) if model.suffix.lower() == ".onnx" else None
+        if iface is not None:
+            from .llm_decode import run_llm
+
+            return run_llm(sess, iface, given, shapes, args)
         feeds = runtime.make_inputs(sess, given, shapes, seed=args.seed)
         if state_vars:
             from .stateful import initial_state, ort_steps

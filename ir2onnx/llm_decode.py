@@ -91,3 +91,34 @@ def greedy(sess, iface: Interface, ids: np.ndarray, steps: int, extra: dict | No
         ids = np.argmax(logits[:, -1], axis=-1)[:, None]
         tokens.append(ids[:, 0])
     return np.stack(tokens, axis=1), out
+
+
+def run_llm(sess, iface: Interface, given: dict, shapes: dict, args) -> int:
+    """``ir2onnx run`` on an LLM: greedy decoding of ``args.steps`` tokens, printed per batch row;
+    ``--save`` keeps every step's outputs (``<output>@k``) and the tokens."""
+    import sys
+
+    from .runtime import input_dtype
+
+    if args.steps < 1:
+        raise Ir2OnnxError(f"--steps must be at least 1, got {args.steps}")
+    info = {i.name: i for i in sess.get_inputs()}
+    vocab = next((o.shape[-1] for o in sess.get_outputs() if o.name == iface.logits
+                  and isinstance(o.shape[-1], int)), None)
+    if vocab is None and "input_ids" not in given:
+        raise Ir2OnnxError(f"output '{iface.logits}' has no static vocabulary dim: give the "
+                           f"prompt with --input input_ids=FILE.npy")
+    extra = {n: v for n, v in given.items() if n != "input_ids"}
+    for name in extra:
+        if name not in info:
+            raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(info)})")
+    ids = prompt(iface, given, {"input_ids": PROMPT, **shapes}, vocab or 1, args.seed)
+    ids = ids.astype(input_dtype(info["input_ids"].type))
+    tokens, outputs = greedy(sess, iface, ids, args.steps, extra)
+    for row in range(ids.shape[0]):
+        print(f"prompt[{row}]: {' '.join(map(str, ids[row]))}")
+        print(f"tokens[{row}]: {' '.join(map(str, tokens[row]))}")
+    if args.save:
+        np.savez(args.save, tokens=tokens, prompt=ids, **outputs)
+        print(f"saved the tokens and {len(outputs)} output(s) to {args.save}", file=sys.stderr)
+    return 0

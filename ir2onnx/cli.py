@@ -44,6 +44,10 @@ def _add_convert(sub) -> None:
     p.add_argument("--no-verify", action="store_true",
                    help="do not create an onnxruntime CPU session to verify the file (for very "
                         "large models: the session loads every weight)")
+    p.add_argument("--genai", metavar="OUT_DIR",
+                   help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
+                        "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
+                        "tokenizer files of the IR's folder; docs/llm.md)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -117,6 +121,19 @@ def cmd_convert(args) -> int:
     out = Path(args.output) if args.output else Path(args.model).with_suffix(".onnx")
     graph = load_ir(args.model, args.weights)
     summary: list[str] = []
+    if args.genai:
+        from .genai import write_folder
+
+        if args.output:
+            raise Ir2OnnxError("--genai writes a folder: give -o or --genai, not both")
+        folder = write_folder(graph, args.genai, opset=args.opset, verify=not args.no_verify,
+                              external_data=True if args.external_data else None,
+                              quantized=args.quantized, compressed_weights=args.compressed_weights,
+                              summary=summary)
+        for line in summary:
+            print(f"ir2onnx: {line}", file=sys.stderr)
+        print(f"wrote {folder} for onnxruntime-genai in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+        return 0
     _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
                          verify=not args.no_verify, quantized=args.quantized,
                          compressed_weights=args.compressed_weights, summary=summary)

@@ -147,7 +147,8 @@ def _batch_symbol(info) -> str | None:
 # -- reading the converted model ----------------------------------------------------------------
 def interface(model) -> Interface | None:
     """The LLM interface of a ModelProto (initializers not needed), or None when it has no
-    ``input_ids`` or no documented cache."""
+    ``input_ids`` or no cache: documented ones, else ``past_key_values.N.key/value`` inputs with
+    ``present.N.*`` outputs taken as optimum lays them out, [batch, heads, sequence, head size]."""
     from onnx import helper
 
     types = {i.name: helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
@@ -160,9 +161,17 @@ def interface(model) -> Interface | None:
             d = json.loads(meta.value)
             caches.append(Cache(meta.key[len(META_PREFIX):], d["output"], d["batch_axis"],
                                 d["sequence_axis"], d["initial_shape"]))
+    outputs = [o.name for o in model.graph.output]
+    if not caches:  # an explicit cache without ir2onnx's metadata (optimum's own ONNX export)
+        batch = _batch_symbol(next(i for i in model.graph.input if i.name == "input_ids")) or "batch"
+        for i in model.graph.input:
+            present = i.name.replace("past_key_values.", "present.")
+            dims = i.type.tensor_type.shape.dim
+            if _PAST.fullmatch(i.name) and present in outputs and len(dims) == 4:
+                shape = [batch, dims[1].dim_value or "?", 0, dims[3].dim_value or "?"]
+                caches.append(Cache(i.name, present, 0, 2, shape))
     if not caches:
         return None
-    outputs = [o.name for o in model.graph.output]
     logits = "logits" if "logits" in outputs else outputs[0]
     return Interface({n: types[n] for n in TOKEN_INPUTS if n in types}, logits, caches)
 

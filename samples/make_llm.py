@@ -3,6 +3,10 @@
 dependencies).
 
     python samples/make_llm.py [NAME ...]
+    python samples/make_llm.py --bench OUT   # the ~110M-parameter model of benchmarks/bench_llm.py
+
+The samples were generated with optimum-intel 2.2, transformers 4.57.6 (its Gemma 2 export
+refuses transformers 5), torch 2.14 and OpenVINO 2026.4.
 
 Each model is built from a transformers config with random weights (seed 0; the hub is not
 needed) and a tiny offline WordLevel tokenizer, saved with ``save_pretrained``, then exported
@@ -151,7 +155,33 @@ def make(name: str) -> None:
     print(f"{name}: {size / 1e6:.2f} MB, greedy {tokens}")
 
 
+def bench(out: Path) -> None:
+    """A Llama-style model of ~110M parameters (hidden 768, 12 layers, vocab 32000, random
+    weights) for benchmarks/bench_llm.py: OUT/hf (transformers), OUT/fp32, OUT/int8, OUT/int4
+    (optimum-intel IRs). optimum's own ONNX export needs optimum-onnx, whose transformers pin
+    conflicts with optimum-intel's; in a venv of its own run
+    ``optimum-cli export onnx --model OUT/hf --task text-generation-with-past OUT/optimum_onnx``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                         num_key_value_heads=4, intermediate_size=2048, vocab_size=32000,
+                         max_position_embeddings=2048, tie_word_embeddings=False,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    hf = out / "hf"
+    LlamaForCausalLM(config).eval().save_pretrained(hf)
+    tokenizer().save_pretrained(hf)
+    cli = str(Path(sys.executable).with_name("optimum-cli"))
+    for fmt, extra in (("fp32", []), ("int8", []), ("int4", ["--group-size", "128", "--ratio", "1.0"])):
+        subprocess.run([cli, "export", "openvino", "--model", str(hf), "--task",
+                        "text-generation-with-past", "--weight-format", fmt, *extra, str(out / fmt)],
+                       check=True)
+
+
 def main(names: list[str]) -> None:
+    if names[:1] == ["--bench"]:
+        return bench(Path(names[1]))
     for name in names or MODELS:
         make(name)
 

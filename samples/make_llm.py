@@ -3,7 +3,7 @@
 dependencies).
 
     python samples/make_llm.py [NAME ...]
-    python samples/make_llm.py --bench OUT   # the ~110M-parameter model of benchmarks/bench_llm.py
+    python samples/make_llm.py --bench OUT [fp32 int8 int4]   # the ~110M model of bench_llm.py
 
 The samples were generated with optimum-intel 2.2, transformers 4.57.6 (its Gemma 2 export
 refuses transformers 5), torch 2.14 and OpenVINO 2026.4.
@@ -52,9 +52,18 @@ def _qwen2():
 
 
 def _gemma2():
+    """Gemma 2 scales its embeddings by sqrt(hidden): with random weights the residual stream
+    is the prompt's last embedding and greedy decoding repeats that token. Its post-norms
+    (initially 1 + 0) are set to 10 so that attention and MLP matter."""
+    import torch
     from transformers import Gemma2Config, Gemma2ForCausalLM
-    return Gemma2ForCausalLM(Gemma2Config(**TINY, head_dim=16, sliding_window=128,
-                                          tie_word_embeddings=True))
+    model = Gemma2ForCausalLM(Gemma2Config(**TINY, head_dim=16, sliding_window=128,
+                                           tie_word_embeddings=True))
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.post_attention_layernorm.weight.fill_(10.0)
+            layer.post_feedforward_layernorm.weight.fill_(10.0)
+    return model
 
 
 def _mixtral():
@@ -155,7 +164,7 @@ def make(name: str) -> None:
     print(f"{name}: {size / 1e6:.2f} MB, greedy {tokens}")
 
 
-def bench(out: Path) -> None:
+def bench(out: Path, formats: list[str]) -> None:
     """A Llama-style model of ~110M parameters (hidden 768, 12 layers, vocab 32000, random
     weights) for benchmarks/bench_llm.py: OUT/hf (transformers), OUT/fp32, OUT/int8, OUT/int4
     (optimum-intel IRs). optimum's own ONNX export needs optimum-onnx, whose transformers pin
@@ -170,10 +179,17 @@ def bench(out: Path) -> None:
                          max_position_embeddings=2048, tie_word_embeddings=False,
                          bos_token_id=1, eos_token_id=2, pad_token_id=0)
     hf = out / "hf"
-    LlamaForCausalLM(config).eval().save_pretrained(hf)
+    model = LlamaForCausalLM(config).eval()
+    with torch.no_grad():  # trained norms are not all ones (OpenVINO drops a product by ones)
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1 + 0.1 * torch.randn_like(p))
+    model.save_pretrained(hf)
     tokenizer().save_pretrained(hf)
     cli = str(Path(sys.executable).with_name("optimum-cli"))
-    for fmt, extra in (("fp32", []), ("int8", []), ("int4", ["--group-size", "128", "--ratio", "1.0"])):
+    options = {"fp32": [], "int8": [], "int4": ["--group-size", "128", "--ratio", "1.0"]}
+    for fmt in formats:
+        extra = options[fmt]
         subprocess.run([cli, "export", "openvino", "--model", str(hf), "--task",
                         "text-generation-with-past", "--weight-format", fmt, *extra, str(out / fmt)],
                        check=True)
@@ -181,7 +197,7 @@ def bench(out: Path) -> None:
 
 def main(names: list[str]) -> None:
     if names[:1] == ["--bench"]:
-        return bench(Path(names[1]))
+        return bench(Path(names[1]), names[2:] or ["fp32", "int8", "int4"])
     for name in names or MODELS:
         make(name)
 

@@ -9,7 +9,8 @@ the tokenizer files of the IR's folder. The model is the plain conversion with g
 - ``input_ids``, ``attention_mask``, ``position_ids`` and ``logits`` as the IR names them;
 - ``beam_idx`` removed: genai reorders no beams inside the graph (it runs greedy search or
   reorders the cache itself), so each ``Gather(cache, beam_idx, axis=batch)`` becomes an
-  Identity. The plain conversion keeps ``beam_idx``.
+  Identity. The plain conversion keeps ``beam_idx``;
+- with compressed weights, saved optimized by onnxruntime (:func:`preoptimize`).
 
 ``genai_config.json`` takes the layers, KV heads, head size and vocabulary from the IR (the cache
 shapes, the logits), and the token ids, attention heads, hidden size, context length and model
@@ -187,6 +188,34 @@ def genai_config(facts: dict, folder: Path | None) -> dict:
     return {"model": model, "search": search}
 
 
+def preoptimize(path: Path) -> None:
+    """Replace the model at ``path`` by onnxruntime's extended-level optimization of it, made with
+    ``session.qdq_matmulnbits_accuracy_level`` 0: onnxruntime fuses DequantizeLinear -> MatMul of
+    packed weights into MatMulNBits, which by default (accuracy level 4) quantizes the
+    activations to int8 (greedy tokens then part from OpenVINO's after a few steps); genai's
+    session options cannot set that entry, so the folder's model holds the fused nodes already."""
+    import os
+    import tempfile
+
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".ir2onnx-") as tmp:
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+        opts.optimized_model_filepath = str(Path(tmp) / path.name)
+        data = path.with_name(path.name + ".data")
+        if data.exists():
+            opts.add_session_config_entry("session.optimized_model_external_initializers_file_name",
+                                          data.name)
+            opts.add_session_config_entry(
+                "session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+        ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        for f in Path(tmp).iterdir():
+            os.replace(f, path.parent / f.name)
+
+
 def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verify=True,
                  quantized="exact", compressed_weights="dequantize", summary=None) -> Path:
     """Convert ``graph`` into ``out_dir`` for onnxruntime-genai (see the module docstring); the
@@ -211,6 +240,11 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
     out.mkdir(parents=True, exist_ok=True)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None
     save(conv, out / "model.onnx", external_data=external_data, verify=check)
+    if any(n.op_type == "DequantizeLinear" for n in conv.model.graph.node):
+        preoptimize(out / "model.onnx")
+        if summary is not None:
+            summary.append("model.onnx is saved optimized by onnxruntime, its compressed weights "
+                           "as MatMulNBits with accuracy_level 0 (genai sets no session config)")
     (out / "genai_config.json").write_text(json.dumps(config, indent=4) + "\n")
     for name in TOKENIZER_FILES:
         if folder and (folder / name).is_file():

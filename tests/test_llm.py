@@ -112,7 +112,7 @@ def test_the_plain_conversion_documents_its_state(name, tmp_path):
     assert ("beam_idx" in inputs) == (name == "llama_fp32")  # kept in the plain conversion
 
 
-@pytest.mark.parametrize("name", ["llama_fp32", "gemma2_int4", "llama_stateless"])
+@pytest.mark.parametrize("name", ["llama_fp32", "gemma2_int4", "qwen2_int4", "llama_stateless"])
 def test_the_genai_folder(name, tmp_path, capsys):
     out = tmp_path / "g"
     assert cli.main(["convert", str(xml(name)), "--genai", str(out)]) == 0
@@ -124,6 +124,12 @@ def test_the_genai_folder(name, tmp_path, capsys):
     assert sorted(ins[3:]) == [f"past_key_values.{n}" for n in ("0.key", "0.value", "1.key", "1.value")]
     assert "beam_idx" not in ins and not any("beam_idx" in n.input for n in model.graph.node)
     assert outs[0] == "logits" and sorted(outs[1:]) == [f"present.{n}" for n in ("0.key", "0.value", "1.key", "1.value")]
+    fused = [n for n in model.graph.node if n.op_type == "MatMulNBits"]  # genai cannot set the
+    if "int4" in name:  # session's accuracy level: the folder holds the fused nodes, at level 0
+        assert fused and all(onnx.helper.get_attribute_value(a) == 0 for n in fused
+                             for a in n.attribute if a.name == "accuracy_level")
+    else:
+        assert not fused
     config = json.loads((out / "genai_config.json").read_text())
     hf = json.loads((SAMPLES / name / "config.json").read_text())
     m, d = config["model"], config["model"]["decoder"]

@@ -17,7 +17,8 @@ onnxruntime sessions run with ``session.intra_op.allow_spinning=0`` and ``--thre
 threads, OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
 runner ``--block`` times back to back (one untimed first); a token's time is the median of its
 decode steps (the prompt step apart), and ratios are taken per round against ``ort`` and
-summarised by their median, which cancels most of the drift of a shared machine. File sizes are
+summarised by their median (``--baseline`` names the runner, default ``ort``), which cancels
+most of the drift of a shared machine. File sizes are
 ir2onnx's output (model + external data) against the IR's .bin.
 """
 from __future__ import annotations
@@ -143,6 +144,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--block", type=int, default=2)
     p.add_argument("--only", nargs="*", help="runners to time (default all)")
+    p.add_argument("--baseline", default="ort", help="the runner ratios are taken against (default ort)")
     args = p.parse_args()
 
     from ir2onnx.api import convert_file, load_ir
@@ -164,7 +166,7 @@ def main() -> None:
     if args.optimum_onnx:
         runners["optimum_onnx"] = ort_runner(args.optimum_onnx, args.threads)
     if args.only:
-        runners = {k: v for k, v in runners.items() if k in args.only or k == "ort"}
+        runners = {k: v for k, v in runners.items() if k in args.only or k in ("ort", args.baseline)}
     ids = np.random.default_rng(0).integers(3, 1000, size=(1, args.prompt)).astype(np.int64)
     per_token = {k: [] for k in runners}
     first_tokens = {}
@@ -173,13 +175,13 @@ def main() -> None:
             first_tokens[name], _ = generate(ids, 4)  # untimed: threads and caches settle
             block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
             per_token[name].append(float(np.median(block)))
-    base = np.array(per_token["ort"])
+    base = np.array(per_token[args.baseline])
     print(f"threads {args.threads}, prompt {args.prompt}, {args.tokens} tokens, {args.rounds} rounds "
           f"of {args.block}")
-    print(f"{'runner':14} {'ms/token':>9} {'vs ort (median of rounds)':>26}  first tokens")
+    print(f"{'runner':14} {'ms/token':>9} {'vs ' + args.baseline + ' (median of rounds)':>32}  first tokens")
     for name, ts in per_token.items():
         ratio = float(np.median(np.array(ts) / base))
-        print(f"{name:14} {1e3 * np.median(ts):9.2f} {ratio:26.3f}  {first_tokens[name]}")
+        print(f"{name:14} {1e3 * np.median(ts):9.2f} {ratio:32.3f}  {first_tokens[name]}")
 
 
 if __name__ == "__main__":

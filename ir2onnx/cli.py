@@ -147,6 +147,12 @@ def cmd_convert(args) -> int:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
               f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
               f"step's <name>.new", file=sys.stderr)
+        from .llm import is_llm
+
+        if is_llm(graph):
+            print("LLM: the KV cache inputs are documented in metadata_props (ir2onnx.state.*); "
+                  "`ir2onnx run --steps N` decodes, `--genai DIR` writes an onnxruntime-genai "
+                  "folder (docs/llm.md)", file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,7 @@ import onnx
 
 from .ir.graph import Graph
 from .ir.reader import load_ir
+from .llm import document
 from .lowering.convert import Converted, convert_graph
 from .verify import verify_model
 from .writer import save
@@ -51,6 +52,7 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. ``verify`` creates an onnxruntime CPU session for the result, so a node
     onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
+    An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
 
@@ -66,7 +68,9 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     kept f16 in the file; IR v10 f16 inputs and outputs become f32), ``"f16"`` (for CUDA and
     TensorRT; normalisations, reductions, Softmax, Exp ... stay f32) or ``"ir"`` (the literal types).
     """
-    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename, precision)
+    graph = _graph(model, weights)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision)
+    document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
@@ -104,6 +108,7 @@ def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
     conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision)
+    document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

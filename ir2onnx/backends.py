@@ -136,14 +136,17 @@ def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
     return evaluate(graph, feeds)
 
 
-OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
+OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
+                  "KV_CACHE_PRECISION": "f32"}
 
 
 def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
     """OpenVINO's CPU plugin at f32 inference precision, without the dynamic quantization of
     activations it applies by default to MatMuls with compressed weights (which makes them differ
-    from the model by ~5e-3 relative); outputs renamed to the IR's names. ``steps`` > 0: a
-    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`).
+    from the model by ~5e-3 relative), and with its KV cache kept in f32 (``KV_CACHE_PRECISION``:
+    its default is f16, u8 on some CPUs); outputs renamed to the IR's names. ``steps`` > 0: a
+    stateful model's steps (:func:`ir2onnx.stateful.openvino_steps`), ``feeds`` the same dict
+    every step or one per step.
 
     ``graph`` is the precision-transformed graph the converted model was made from (its
     ``xml_path`` is the IR OpenVINO reads); ``precision`` says how it was transformed (the child
@@ -166,17 +169,21 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir
     names = output_names(graph)
     by_result = {r.name: names[r.id] for r in results(graph)}
     request = compiled.create_infer_request()
-    for i, port in enumerate(compiled.inputs):
-        name = by_param[port.get_node().friendly_name]
-        request.set_input_tensor(i, _ov_tensor(ov, _as_float(feeds[name], port.get_element_type())))
+    from .stateful import at_step
+
+    def set_inputs(k: int) -> None:
+        for i, port in enumerate(compiled.inputs):
+            name = by_param[port.get_node().friendly_name]
+            request.set_input_tensor(i, _ov_tensor(ov, _as_float(at_step(feeds, k)[name], port.get_element_type())))
 
     def collect():
         return _collect(compiled, request, by_result)
 
+    set_inputs(1)
     if steps:
         from .stateful import openvino_steps
 
-        return _graph_types(graph, openvino_steps(request, collect, steps))
+        return _graph_types(graph, openvino_steps(request, collect, steps, set_inputs))
     request.infer()
     return _graph_types(graph, collect())
 
@@ -246,7 +253,7 @@ def _ov_tensor(ov, array: np.ndarray):
     return ov.Tensor(array)
 
 
-def run_ort(model_path: Path, provider: str, feeds: dict, problem: str | None,
+def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | None,
             state: dict | None = None, steps: int = 0) -> dict:
     from . import runtime
 
@@ -294,7 +301,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: 
 
     with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-") as tmp:
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
-        inp.write_bytes(pickle.dumps(dict(feeds)))
+        inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx._openvino_child", str(graph.xml_path), graph.bin_path or "",
                str(inp), str(out), str(steps), precision]
         p = subprocess.run(cmd, capture_output=True, text=True)

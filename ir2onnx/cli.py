@@ -59,6 +59,10 @@ def _add_convert(sub) -> None:
                    help="convert several models in N processes at once (default 1)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print nothing but errors (no summary of the written model)")
+    p.add_argument("--genai", metavar="OUT_DIR",
+                   help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
+                        "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
+                        "tokenizer files of the IR's folder; docs/llm.md)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -79,9 +83,12 @@ def _add_run(sub) -> None:
     add_precision_arg(p)
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",
-                   help="steps of a stateful IR model (ReadValue/Assign): the first is fed the "
+                   help="steps of a stateful model (ReadValue/Assign): the first is fed the "
                         "variables' init values, each next one the previous step's "
-                        "<variable_id>.new (default 4)")
+                        "<variable_id>.new (default 4). An LLM (input_ids and a KV cache, "
+                        "IR or converted .onnx) decodes N greedy tokens from the prompt "
+                        "(--input input_ids=FILE.npy, else random of --shape input_ids=B,N, "
+                        "default 1,8) and prints them")
     p.set_defaults(func=cmd_run)
 
 
@@ -140,6 +147,20 @@ def cmd_convert(args) -> int:
     with os_errors("read"):
         graph = load_ir(xml, args.weights)
     summary: list[str] = []
+    if args.genai:
+        from .genai import write_folder
+
+        if args.output:
+            raise Ir2OnnxError("--genai writes a folder: give -o or --genai, not both")
+        with os_errors(f"write '{args.genai}'", name_file=False):
+            folder = write_folder(graph, args.genai, opset=args.opset, verify=not args.no_verify,
+                                  external_data=True if args.external_data else None,
+                                  quantized=args.quantized, compressed_weights=args.compressed_weights,
+                                  summary=summary)
+        for line in summary:
+            print(f"ir2onnx: {line}", file=sys.stderr)
+        print(f"wrote {folder} for onnxruntime-genai in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+        return 0
     with os_errors(f"write '{out}'", name_file=False):
         _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
                              verify=not args.no_verify, quantized=args.quantized,
@@ -157,6 +178,12 @@ def cmd_convert(args) -> int:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
               f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
               f"step's <name>.new", file=sys.stderr)
+        from .llm import is_llm
+
+        if is_llm(graph):
+            print("LLM: the KV cache inputs are documented in metadata_props (ir2onnx.state.*); "
+                  "`ir2onnx run --steps N` decodes, `--genai DIR` writes an onnxruntime-genai "
+                  "folder (docs/llm.md)", file=sys.stderr)
     return 0
 
 
@@ -189,6 +216,33 @@ def _summary(name: str, value: np.ndarray) -> str:
     return head + "\n  " + np.array2string(flat[:8], separator=", ") + (" ..." if flat.size > 8 else "")
 
 
+def _run_llm(model, given: dict, shapes: dict, args) -> int | None:
+    """``run`` on an LLM (an IR, or a converted .onnx with its cache documented): greedy decoding
+    of ``--steps`` tokens (:mod:`ir2onnx.llm_decode`); None for any other model."""
+    import tempfile
+
+    from . import runtime
+    from .api import convert_file
+    from .ir.reader import load_ir
+    from .llm import is_llm, load_interface
+
+    path = Path(model)
+    if path.suffix.lower() not in (".xml", ".onnx") or not path.is_file():
+        return None
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
+        if path.suffix.lower() == ".xml":
+            graph = load_ir(path, args.weights)
+            if not is_llm(graph):
+                return None
+            path = convert_file(graph, Path(tmp) / "model.onnx", precision=args.precision)
+        iface = load_interface(path)
+        if iface is None:
+            return None
+        from .llm_decode import run_llm
+
+        return run_llm(runtime.session(path, args.provider), iface, given, shapes, args)
+
+
 def cmd_run(args) -> int:
     from .inference import run_model
     from .input_values import nonfinite
@@ -204,6 +258,10 @@ def cmd_run(args) -> int:
     model = args.model
     if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
         model = model_xml(model)
+    with os_errors("read"):
+        llm = _run_llm(model, given, shapes, args)
+    if llm is not None:
+        return llm
     with os_errors("read"):
         result = run_model(model, given, weights=args.weights, shapes=shapes, seed=args.seed,
                            provider=args.provider, steps=args.steps,

@@ -26,6 +26,7 @@ from .feed_args import add_feed_args, add_precision_arg, parse_feeds
 from .int8_rule import compare_int8, has_fake_quantize, output_steps
 from .ir.graph import Graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
+from .llm import is_llm
 from .stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 
 REFERENCE = "oracle"
@@ -117,6 +118,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     ``oracle_budget``: the oracle is skipped (status ``skipped``, with the reason) when
     :func:`ir2onnx.oracle_budget.estimate` of its work exceeds it; None: no limit.
     ``progress``: called with one line as each step starts or ends (the CLI prints them to stderr).
+    An LLM IR (``input_ids`` and a KV cache, :func:`ir2onnx.llm.is_llm`) is fed decode steps
+    instead (:mod:`ir2onnx.llm_decode`): the prompt, then one token a step, the mask and positions
+    growing, ``beam_idx`` arange(batch).
     """
     from .api import _graph
     from .lowering import precision as precision_pass
@@ -130,6 +134,15 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
+    step1 = feeds
+    if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
+        from .llm_decode import step_feeds
+
+        feeds = step_feeds(graph, feeds, inputs or {}, shapes or {}, seed, steps)
+        step1 = feeds[0]
+        origin = {n: origin[n] if (inputs and n in inputs) else f"LLM decode step 1 (seed {seed})"
+                  for n in step1}
+        feeds = feeds if steps else step1
     backends: list[BackendRun] = []
     say = progress or (lambda line: None)
 
@@ -193,7 +206,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         checks.append(oc)
     notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
     problems = _nonfinite_problems(done, origin, notes)
-    return CheckResult(str(graph.xml_path or graph.name), opset, feeds, origin, backends, checks, notes,
+    return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes,
                        problems)
 
 

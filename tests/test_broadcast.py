@@ -30,6 +30,18 @@ def _data(shape, dtype=np.float32):
 C = lambda v: ops.constant(np.array(v, np.int64))  # noqa: E731
 
 
+def test_bidirectional_keeps_an_empty_dim(tmp_path):
+    """A 1 in the target takes data's 0 (numpy's rule): a Mixtral-style MoE routes no token to an
+    expert (samples/llm/mixtral_int8). OpenVINO's CPU plugin dies of SIGFPE on a [0,1] input, so
+    the oracle is compared with onnxruntime and numpy only."""
+    x = ov_parameter((None, 1), np.int32, "x")
+    xml = ov_save(tmp_path / "b.xml", ops.broadcast(x, C([2]), broadcast_spec="bidirectional"), [x])
+    data = np.zeros((0, 1), np.int32)
+    got = run_onnx(xml, {"x": data})[0]
+    assert got.shape == (0, 2)
+    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), "onnxruntime vs oracle")
+
+
 @pytest.mark.parametrize("opset_ops", [ops1, ops])
 @pytest.mark.parametrize("shape,target", [((3, 1), [2, 3, 4]), ((1,), [5]), ((2, 3), [2, 3]), ((), [2, 2])])
 def test_numpy(tmp_path, opset_ops, shape, target):

@@ -5,7 +5,8 @@ Small constant operands are folded at convert time (numpy, wrapping integer arit
 OpenVINO), so static models keep constant Reshape shapes; everything else becomes ONNX nodes.
 FloorMod (the sign of the divisor, Python's %): integers -> Mod(fmod=0); floats ->
 Sub(a, Mul(Floor(Div(a, b)), b)), OpenVINO's formula. Mod (the sign of the dividend, C's fmod):
-Mod(fmod=1). SquaredDifference: Sub, Mul.
+Mod(fmod=1). SquaredDifference: Sub, Mul. A constant operand loses the leading 1-dims that
+broadcasting makes no use of (:func:`_trimmed`), so onnxruntime's fusions recognise RMSNorm.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
+from ..lowering.builder import Value
 from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
 
@@ -48,12 +50,32 @@ def _fold(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out.astype(a.dtype, copy=False)
 
 
+TRIM_ELEMENTS = 2**20  # constant operands up to this size lose their leading 1-dims
+
+
+def _trimmed(ctx, layer, x, other):
+    """A constant operand without the leading 1-dims that broadcasting against ``other`` (of at
+    least its rank) makes no use of: [1,1,768] -> [768], [1,1,1] -> []. The result is the same,
+    and onnxruntime's fusions find the shapes they look for (SimplifiedLayerNormalization takes
+    a 1-D scale, scalar exponents and epsilons)."""
+    if (layer.attrs.get("auto_broadcast", "numpy") != "numpy" or not x.is_const or x.shape is None
+            or other.is_const or other.shape is None or len(other.shape) < len(x.shape)):
+        return x
+    lead = 0
+    while lead < len(x.shape) and x.shape[lead] == 1:
+        lead += 1
+    if lead == 0 or int(np.prod(x.shape, dtype=np.int64)) > TRIM_ELEMENTS:
+        return x
+    shape = tuple(x.shape[lead:])
+    return Value(ctx.b, x.etype, shape, const=lambda: np.asarray(x.value()).reshape(shape))
+
+
 def _binary(ctx, layer, inputs, onnx_op: str, fold):
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
         return [_fold(fold, a.value(), b.value())]
-    return [ctx.b.op(onnx_op, a, b)]
+    return [ctx.b.op(onnx_op, _trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]
 
 
 @lowers("Add", "opset1")
@@ -70,7 +92,7 @@ def add(ctx, layer, inputs):
             merged = absorb(other)
             if merged is not None:
                 return [merged]
-    return [ctx.b.Add(a, b)]
+    return [ctx.b.Add(_trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]
 
 
 @lowers("Subtract", "opset1")
@@ -201,4 +223,4 @@ def power(ctx, layer, inputs):
         return [integer_power_chain(ctx.b, a, b)]
     if a.etype.name not in FLOAT_TYPES:
         raise UnsupportedLayer(layer, f"Power on element type {a.etype.name} is not supported")
-    return [ctx.b.Pow(a, b)]
+    return [ctx.b.Pow(_trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]

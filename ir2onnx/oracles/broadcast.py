@@ -26,7 +26,8 @@ def _broadcast(layer, inputs, bidirectional_ok: bool):
         lead = rank - data.ndim
         mapped = {lead + i: i for i in range(data.ndim)}
         tgt = [1] * (rank - len(target)) + target
-        out_shape = tuple(t if mode == "numpy" or i not in mapped else max(t, data.shape[mapped[i]])
+        # bidirectional: numpy's rule, a 1 on either side takes the other's dim (0 included)
+        out_shape = tuple(t if mode == "numpy" or i not in mapped or t != 1 else data.shape[mapped[i]]
                           for i, t in enumerate(tgt))
     else:
         raise UnsupportedLayer(layer, f"mode '{mode}'")

@@ -1,0 +1,188 @@
+"""Per-token decode latency of an LLM IR on every runtime, in one run, same threads.
+
+    python benchmarks/bench_llm.py IR_DIR [--optimum-onnx MODEL.onnx] [--threads 2]
+        [--prompt 32] [--tokens 32] [--rounds 6] [--block 2]
+
+IR_DIR is an optimum-intel export (openvino_model.xml; ``samples/make_llm.py --bench OUT``
+makes a ~110M-parameter Llama-style one). Runners, each decoding ``--tokens`` greedy tokens after
+a ``--prompt``-token prompt of the same ids:
+
+- ``ort``: onnxruntime on ir2onnx's conversion (the decode loop of ``ir2onnx run --steps``);
+- ``openvino_f32``: OpenVINO on the IR at the check's exact settings (INFERENCE_PRECISION_HINT
+  f32, KV_CACHE_PRECISION f32, no dynamic quantization); ``openvino``: its defaults;
+- ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed);
+- ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given).
+
+onnxruntime sessions run with ``session.intra_op.allow_spinning=0`` and ``--threads`` intra-op
+threads, OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
+runner ``--block`` times back to back (one untimed first); a token's time is the median of its
+decode steps (the prompt step apart), and ratios are taken per round against ``ort`` and
+summarised by their median (``--baseline`` names the runner, default ``ort``), which cancels
+most of the drift of a shared machine. File sizes are
+ir2onnx's output (model + external data) against the IR's .bin.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ir2onnx import llm, runtime  # noqa: E402
+from ir2onnx.backends import OPENVINO_EXACT  # noqa: E402
+
+
+def ort_session(path, threads: int):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def ort_runner(path, threads: int):
+    import onnx
+
+    sess = ort_session(path, threads)
+    iface = llm.interface(onnx.load(str(path), load_external_data=False))
+    types = {i.name: runtime.input_dtype(i.type) for i in sess.get_inputs()}
+    outputs = {c.output: c.input for c in iface.caches}
+    names = [o.name for o in sess.get_outputs()]
+
+    def generate(ids: np.ndarray, n: int) -> tuple[list[int], list[float]]:
+        cache = llm.empty_cache(iface, 1, types)
+        past, tokens, times = 0, [], []
+        for _ in range(n):
+            t = time.perf_counter()
+            got = dict(zip(names, sess.run(names, {**llm.token_feeds(iface, ids, past), **cache})))
+            for name, value in got.items():
+                if name in outputs:
+                    cache[outputs[name]] = value
+            past += ids.shape[1]
+            ids = np.argmax(got[iface.logits][:, -1], -1)[:, None].astype(ids.dtype)
+            times.append(time.perf_counter() - t)
+            tokens.append(int(ids[0, 0]))
+        return tokens, times
+
+    return generate
+
+
+def openvino_runner(xml: Path, threads: int, config: dict):
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(xml), "CPU", {**config, "INFERENCE_NUM_THREADS": threads})
+    request = compiled.create_infer_request()
+    names = {p.get_any_name() for p in compiled.inputs}
+    iface = llm.Interface({n: np.int64 if n != "beam_idx" else np.int32 for n in llm.TOKEN_INPUTS
+                           if n in names}, "logits")
+
+    def generate(ids: np.ndarray, n: int) -> tuple[list[int], list[float]]:
+        request.reset_state()
+        past, tokens, times = 0, [], []
+        for _ in range(n):
+            t = time.perf_counter()
+            request.infer(llm.token_feeds(iface, ids, past))
+            logits = request.get_tensor("logits").data
+            past += ids.shape[1]
+            ids = np.argmax(logits[:, -1], -1)[:, None].astype(np.int64)
+            times.append(time.perf_counter() - t)
+            tokens.append(int(ids[0, 0]))
+        return tokens, times
+
+    return generate
+
+
+def genai_runner(folder: Path, threads: int):
+    import onnxruntime_genai as og
+
+    config_path = folder / "genai_config.json"
+    config = json.loads(config_path.read_text())
+    config["model"]["decoder"]["session_options"].update(intra_op_num_threads=threads,
+                                                         inter_op_num_threads=1)
+    config_path.write_text(json.dumps(config, indent=4))
+    model = og.Model(str(folder))
+
+    def generate(ids: np.ndarray, n: int) -> tuple[list[int], list[float]]:
+        params = og.GeneratorParams(model)
+        params.set_search_options(do_sample=False, max_length=ids.shape[1] + n, min_length=ids.shape[1] + n)
+        gen = og.Generator(model, params)
+        tokens, times = [], []
+        t = time.perf_counter()
+        gen.append_tokens(ids.astype(np.int32))
+        for _ in range(n):
+            gen.generate_next_token()
+            tokens.append(int(gen.get_next_tokens()[0]))
+            times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+        return tokens, times
+
+    return generate
+
+
+def sizes(onnx_path: Path, bin_path: Path) -> str:
+    total = sum(p.stat().st_size for p in onnx_path.parent.glob(onnx_path.name + "*"))
+    return f"{total / 1e6:.1f} MB ({total / bin_path.stat().st_size:.3f}x the .bin's {bin_path.stat().st_size / 1e6:.1f} MB)"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("ir_dir", type=Path)
+    p.add_argument("--optimum-onnx", type=Path)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--prompt", type=int, default=32)
+    p.add_argument("--tokens", type=int, default=32)
+    p.add_argument("--rounds", type=int, default=6)
+    p.add_argument("--block", type=int, default=2)
+    p.add_argument("--only", nargs="*", help="runners to time (default all)")
+    p.add_argument("--baseline", default="ort", help="the runner ratios are taken against (default ort)")
+    args = p.parse_args()
+
+    from ir2onnx.api import convert_file, load_ir
+    from ir2onnx.genai import write_folder
+
+    xml = args.ir_dir / "openvino_model.xml"
+    tmp = Path(tempfile.mkdtemp(prefix="bench-llm-"))
+    onnx_path = convert_file(xml, tmp / "model.onnx")
+    print(f"ir2onnx file: {sizes(onnx_path, xml.with_suffix('.bin'))}")
+    runners = {"ort": ort_runner(onnx_path, args.threads),
+               "openvino_f32": openvino_runner(xml, args.threads, OPENVINO_EXACT),
+               "openvino": openvino_runner(xml, args.threads, {})}
+    try:
+        import onnxruntime_genai  # noqa: F401
+    except ImportError:
+        print("onnxruntime-genai is not installed: no genai runner")
+    else:
+        runners["genai"] = genai_runner(write_folder(load_ir(xml), tmp / "genai"), args.threads)
+    if args.optimum_onnx:
+        runners["optimum_onnx"] = ort_runner(args.optimum_onnx, args.threads)
+    if args.only:
+        runners = {k: v for k, v in runners.items() if k in args.only or k in ("ort", args.baseline)}
+    ids = np.random.default_rng(0).integers(3, 1000, size=(1, args.prompt)).astype(np.int64)
+    per_token = {k: [] for k in runners}
+    first_tokens = {}
+    for _ in range(args.rounds):
+        for name, generate in runners.items():
+            first_tokens[name], _ = generate(ids, 4)  # untimed: threads and caches settle
+            block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
+            per_token[name].append(float(np.median(block)))
+    base = np.array(per_token[args.baseline])
+    print(f"threads {args.threads}, prompt {args.prompt}, {args.tokens} tokens, {args.rounds} rounds "
+          f"of {args.block}")
+    print(f"{'runner':14} {'ms/token':>9} {'vs ' + args.baseline + ' (median of rounds)':>32}  first tokens")
+    for name, ts in per_token.items():
+        ratio = float(np.median(np.array(ts) / base))
+        print(f"{name:14} {1e3 * np.median(ts):9.2f} {ratio:32.3f}  {first_tokens[name]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""LLM IRs as LLMs (issue 25): check and run on stateful decoders, the documented KV cache, the
+--genai folder. The IRs are optimum-intel exports of tiny random models (samples/make_llm.py),
+each with OpenVINO's 16 greedy tokens at exact settings in greedy.json."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from ir2onnx import cli, genai, llm
+from ir2onnx.harness import check
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "llm"
+STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4",
+            "mixtral_int8"]
+ALL = STATEFUL + ["llama_stateless"]
+
+
+def xml(name: str) -> Path:
+    return SAMPLES / name / "openvino_model.xml"
+
+
+def greedy_json(name: str) -> dict:
+    return json.loads((SAMPLES / name / "greedy.json").read_text())
+
+
+def prompt_file(tmp_path, name: str) -> Path:
+    path = tmp_path / "prompt.npy"
+    np.save(path, np.array([greedy_json(name)["prompt"]], np.int64))
+    return path
+
+
+def run_tokens(capsys, model, prompt: Path, steps: int = 16) -> list[int]:
+    assert cli.main(["run", str(model), "--steps", str(steps), "--input", f"input_ids={prompt}"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("tokens[0]:"))
+    return [int(t) for t in line.split(":")[1].split()]
+
+
+@pytest.mark.parametrize("name", ["llama_fp32", "llama_int4", "mixtral_int8"])
+def test_check_passes_on_a_stateful_llm_with_default_options(name):
+    result = check(xml(name), isolate_openvino=True)
+    assert result.ok, result.failures()
+    assert result.backend("openvino").status == "ok"
+    steps = {o.name.rsplit("@", 1)[1] for o in result.outputs}
+    assert steps == {"1", "2", "3", "4"}  # every step compared
+    assert np.array_equal(result.inputs["beam_idx"], [0])
+    assert result.inputs["attention_mask"].tolist() == [[1] * 8]
+    assert result.inputs["position_ids"].tolist() == [list(range(8))]
+
+
+def test_check_decode_steps_grow_the_mask_and_count_positions():
+    from ir2onnx.ir.reader import load_ir
+    from ir2onnx.llm_decode import step_feeds
+
+    graph = load_ir(xml("llama_fp32"))
+    steps = step_feeds(graph, {}, {}, {"input_ids": (2, 3)}, 0, 3)
+    assert [s["attention_mask"].shape for s in steps] == [(2, 3), (2, 4), (2, 5)]
+    assert [s["position_ids"].tolist() for s in steps] == [[[0, 1, 2]] * 2, [[3]] * 2, [[4]] * 2]
+    assert all(s["beam_idx"].tolist() == [0, 1] and s["beam_idx"].dtype == np.int32 for s in steps)
+    assert all(0 <= s["input_ids"].min() and s["input_ids"].max() < 1000 for s in steps)
+
+
+def test_check_on_the_explicit_cache_ir():
+    result = check(xml("llama_stateless"), isolate_openvino=True)
+    assert result.ok, result.failures()
+    assert result.inputs["past_key_values.0.key"].shape == (1, 2, 3, 16)
+    assert result.inputs["attention_mask"].shape == (1, 11)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_run_decodes_openvinos_greedy_tokens_from_the_ir(name, tmp_path, capsys):
+    assert run_tokens(capsys, xml(name), prompt_file(tmp_path, name)) == greedy_json(name)["tokens"]
+
+
+def test_run_decodes_a_converted_onnx_and_saves_the_steps(tmp_path, capsys):
+    out = tmp_path / "m.onnx"
+    assert cli.main(["convert", str(xml("llama_fp32")), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert run_tokens(capsys, out, prompt_file(tmp_path, "llama_fp32")) == greedy_json("llama_fp32")["tokens"]
+    saved = tmp_path / "s.npz"
+    assert cli.main(["run", str(out), "--steps", "3", "--shape", "input_ids=2,4", "--save", str(saved)]) == 0
+    data = np.load(saved)
+    assert data["tokens"].shape == (2, 3) and data["prompt"].shape == (2, 4)
+    assert data["logits@1"].shape == (2, 4, 1000) and data["logits@3"].shape == (2, 1, 1000)
+    assert data["past_key_values.0.keypresent.0.key.new@3"].shape == (2, 2, 6, 16)
+
+
+def test_run_refuses_zero_steps(capsys):
+    assert cli.main(["run", str(xml("llama_fp32")), "--steps", "0"]) == 2
+    assert "--steps must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["llama_fp32", "llama_stateless"])
+def test_the_plain_conversion_documents_its_state(name, tmp_path):
+    out = tmp_path / "m.onnx"
+    assert cli.main(["convert", str(xml(name)), "-o", str(out)]) == 0
+    model = onnx.load(out)
+    inputs = {i.name: i for i in model.graph.input}
+    meta = {p.key: json.loads(p.value) for p in model.metadata_props if p.key.startswith(llm.META_PREFIX)}
+    state = [n for n in inputs if n.startswith("past_key_values")]
+    assert len(state) == 4 and sorted(meta) == sorted(llm.META_PREFIX + n for n in state)
+    batch = inputs["input_ids"].type.tensor_type.shape.dim[0].dim_param
+    for n in state:
+        m = meta[llm.META_PREFIX + n]
+        assert m["sequence_axis"] == 2 and m["batch_axis"] == 0
+        assert m["initial_shape"] == [batch, 2, 0, 16]
+        assert inputs[n].type.tensor_type.shape.dim[0].dim_param == batch
+        assert m["output"] in {o.name for o in model.graph.output}
+    assert ("beam_idx" in inputs) == (name == "llama_fp32")  # kept in the plain conversion
+
+
+@pytest.mark.parametrize("name", ["llama_fp32", "gemma2_int4", "qwen2_int4", "llama_stateless"])
+def test_the_genai_folder(name, tmp_path, capsys):
+    out = tmp_path / "g"
+    assert cli.main(["convert", str(xml(name)), "--genai", str(out)]) == 0
+    assert {"genai_config.json", "model.onnx", "tokenizer.json", "tokenizer_config.json"} <= {
+        p.name for p in out.iterdir()}
+    model = onnx.load(out / "model.onnx")
+    ins, outs = [i.name for i in model.graph.input], [o.name for o in model.graph.output]
+    assert ins[:3] == ["input_ids", "attention_mask", "position_ids"]
+    assert sorted(ins[3:]) == [f"past_key_values.{n}" for n in ("0.key", "0.value", "1.key", "1.value")]
+    assert "beam_idx" not in ins and not any("beam_idx" in n.input for n in model.graph.node)
+    assert outs[0] == "logits" and sorted(outs[1:]) == [f"present.{n}" for n in ("0.key", "0.value", "1.key", "1.value")]
+    fused = [n for n in model.graph.node if n.op_type == "MatMulNBits"]  # genai cannot set the
+    if "int4" in name:  # session's accuracy level: the folder holds the fused nodes, at level 0
+        assert fused and all(onnx.helper.get_attribute_value(a) == 0 for n in fused
+                             for a in n.attribute if a.name == "accuracy_level")
+    else:
+        assert not fused
+    config = json.loads((out / "genai_config.json").read_text())
+    hf = json.loads((SAMPLES / name / "config.json").read_text())
+    m, d = config["model"], config["model"]["decoder"]
+    assert (d["num_hidden_layers"], d["num_key_value_heads"], d["head_size"], m["vocab_size"]) == (2, 2, 16, 1000)
+    assert (m["bos_token_id"], m["eos_token_id"], m["type"]) == (1, 2, hf["model_type"])
+    assert d["inputs"]["past_key_names"] == "past_key_values.%d.key"
+    assert d["outputs"]["present_value_names"] == "present.%d.value"
+    assert config["search"]["past_present_share_buffer"] is False
+    capsys.readouterr()  # the folder's model decodes on plain onnxruntime too, with genai's names
+    assert run_tokens(capsys, out / "model.onnx", prompt_file(tmp_path, name)) == greedy_json(name)["tokens"]
+
+
+def test_genai_names_from_variable_ids_or_order():
+    names = genai.genai_names(["past_key_values.1.valuepresent.1.value", "past_key_values.0.keypresent.0.key"])
+    assert names == {"past_key_values.1.valuepresent.1.value": (1, "value"),
+                     "past_key_values.0.keypresent.0.key": (0, "key")}
+    assert genai.genai_names(["a", "b", "c", "d"]) == {"a": (0, "key"), "b": (0, "value"),
+                                                       "c": (1, "key"), "d": (1, "value")}
+
+
+def test_genai_refuses_what_is_not_an_llm(tmp_path, capsys):
+    import openvino.opset15 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x = ov_parameter([1, 3])
+    path = ov_save(tmp_path / "m.xml", ops.relu(x), [x])
+    assert cli.main(["convert", str(path), "--genai", str(tmp_path / "g")]) == 2
+    assert "--genai needs an LLM IR" in capsys.readouterr().err
+    assert not (tmp_path / "g").exists()
+    assert cli.main(["convert", str(xml("llama_fp32")), "--genai", str(tmp_path / "g"), "-o", "x.onnx"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", STATEFUL + ["llama_stateless"])
+def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
+    og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
+                             "(an optional extra: pip install 'ir2onnx[genai]')")
+    assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g")]) == 0
+    expected = greedy_json(name)
+    model = og.Model(str(tmp_path / "g"))
+    params = og.GeneratorParams(model)
+    params.set_search_options(do_sample=False, max_length=len(expected["prompt"]) + 16)
+    gen = og.Generator(model, params)
+    gen.append_tokens(np.array([expected["prompt"]], np.int32))
+    tokens = []
+    while not gen.is_done() and len(tokens) < 16:
+        gen.generate_next_token()
+        tokens.append(int(gen.get_next_tokens()[0]))
+    assert tokens == expected["tokens"]

@@ -103,7 +103,7 @@ def _add_ops(sub) -> None:
         epilog="example:\n  ir2onnx ops\n  ir2onnx ops DetectionOutput PriorBoxClustered\n  ir2onnx ops --markdown",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("types", nargs="*", metavar="TYPE", help="IR layer types to describe (case-insensitive)")
-    p.add_argument("--markdown", action="store_true", help="print the README's support table")
+    p.add_argument("--markdown", action="store_true", help="print the support table (docs/operations.md)")
     p.set_defaults(func=cmd_ops)
 
 

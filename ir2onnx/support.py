@@ -56,8 +56,11 @@ def op_details(names: list[str]) -> list[str]:
     return lines
 
 
+PAGE = "docs/operations.md"  # the page that embeds the table (tests/test_readme.py keeps it current)
+
+
 def support_table() -> str:
-    """The Markdown table the README embeds (tests keep the two identical)."""
+    """The Markdown table :data:`PAGE` embeds (tests keep the two identical)."""
     all_schemas = schemas()
     lines = ["| IR type | version | inputs | attributes | notes |", "|---|---|---|---|---|"]
     for key in supported_pairs():
@@ -71,16 +74,22 @@ def support_table() -> str:
 START, END = "<!-- ops-table:start -->", "<!-- ops-table:end -->"
 
 
-def readme_with_table(text: str) -> str:
-    """``text`` with the part between the ops-table markers replaced by :func:`support_table`."""
+def page_with_table(text: str) -> str:
+    """``text`` with the part between the ops-table markers replaced by :func:`support_table`;
+    ValueError when ``text`` has no markers (the table lives in :data:`PAGE`)."""
+    if START not in text or END not in text:
+        raise ValueError(f"no {START} ... {END} markers: the support table lives in {PAGE}")
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)
     return f"{head}{START}\n{support_table()}\n{END}{tail}"
 
 
-if __name__ == "__main__":  # python -m ir2onnx.support README.md  (rewrites the table in place)
+if __name__ == "__main__":  # python -m ir2onnx.support [docs/operations.md]  (rewrites the table in place)
     import sys
     from pathlib import Path
 
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    path.write_text(readme_with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else PAGE)
+    try:
+        path.write_text(page_with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: {e}")

@@ -284,6 +284,20 @@ def test_selftest_prints_the_matrix(capsys):
         assert set(cuda) <= {"unavailable", "no case"} and "unavailable" in cuda
 
 
+def test_selftest_report_fills_the_docs_page_between_its_markers(tmp_path, capsys):
+    """docs/conformance.md keeps its prose: --report replaces only what its markers enclose."""
+    page = tmp_path / "conformance.md"
+    page.write_text("# Conformance\n\nprose\n<!-- matrix:start -->\nold\n<!-- matrix:end -->\n\nafter\n")
+    assert main(["selftest", "--provider", "cpu", "--no-openvino", "-k", "core/", "--report", str(page)]) == 0
+    text = page.read_text()
+    assert text.startswith("# Conformance\n\nprose\n<!-- matrix:start -->\nConformance matrix, ")
+    assert "old" not in text and text.endswith("\n<!-- matrix:end -->\n\nafter\n")
+    plain = tmp_path / "plain.md"
+    assert main(["selftest", "--provider", "cpu", "--no-openvino", "-k", "core/", "--report", str(plain)]) == 0
+    assert plain.read_text().startswith("Conformance matrix, ")
+    capsys.readouterr()
+
+
 def test_selftest_matrix_names_the_opset_each_op_needs(capsys):
     """SegmentMax's ScatterND(max) needs ONNX opset 18: the converter chooses it, the matrix says so."""
     assert main(["selftest", "--provider", "cpu", "--no-openvino", "-k", "segmentmax/"]) == 0

@@ -109,9 +109,9 @@ def test_ir2onnx_check_passes():
     assert_check(XML, seed=3)  # generated normal input, batch 1
 
 
-def test_readme_shows_this_sample():
-    """The README's Open Model Zoo section runs the sample's files with the shapes they have."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_show_this_sample():
+    """The Open Model Zoo page (docs/open-model-zoo.md) runs the sample's files with the shapes they have."""
+    text = (ROOT / "docs" / "open-model-zoo.md").read_text(encoding="utf-8")
     assert "$ ir2onnx convert samples/ssd/ssd.xml -o ssd.onnx" in text
     assert "$ ir2onnx check samples/ssd/ssd.xml --input img=samples/ssd/img.npy" in text
     assert "img        [2,3,64,64] float32  given" in text and "shape [1,1,400,7]  float32" in text

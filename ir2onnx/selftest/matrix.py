@@ -99,3 +99,16 @@ def format_matrix(columns: list[str], results: list, unavailable: dict[str, str]
         if any(r.cells.get(col) == "unavailable" for r in results):
             lines.append(f"- {col} unavailable: {(unavailable or {}).get(col, 'not on this machine')}")
     return "\n".join(lines)
+
+
+START, END = "<!-- matrix:start -->", "<!-- matrix:end -->"
+
+
+def report_text(old: str | None, text: str) -> str:
+    """What ``selftest --report`` writes: ``text`` alone, or, where the file already holds the
+    matrix markers (docs/conformance.md), ``old`` with the part between them replaced."""
+    if old is None or START not in old or END not in old:
+        return text + "\n"
+    head, _, rest = old.partition(START)
+    _, _, tail = rest.partition(END)
+    return f"{head}{START}\n{text}\n{END}{tail}"

@@ -22,7 +22,7 @@ from ..compare import compare
 from ..errors import Ir2OnnxError
 from .cases import Case
 from .catalog import all_cases
-from .matrix import BAD, NOT_RUN, format_matrix, matrix
+from .matrix import BAD, NOT_RUN, format_matrix, matrix, report_text
 
 COLUMNS = ("spec", "ort:cpu", "ort:cuda", "openvino")
 
@@ -229,7 +229,9 @@ def add_command(sub) -> None:
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
     p.add_argument("--strict", action="store_true",
                    help="also exit 1 for ops without lowering, oracle or case")
-    p.add_argument("--report", metavar="OUT.md", help="also write the matrix to a Markdown file")
+    p.add_argument("--report", metavar="OUT.md",
+                   help="also write the matrix to a Markdown file (into a file with matrix:start/end "
+                        "markers, such as docs/conformance.md, between them)")
     p.set_defaults(func=cmd_selftest)
 
 
@@ -247,7 +249,9 @@ def cmd_selftest(args) -> int:
     print(text)
     print(f"\n{len(results)} case(s) in {time.perf_counter() - start:.1f} s")
     if args.report:
-        Path(args.report).write_text(text + "\n", encoding="utf-8")
+        path = Path(args.report)
+        previous = path.read_text(encoding="utf-8") if path.is_file() else None
+        path.write_text(report_text(previous, text), encoding="utf-8")
     if any(r.failed for r in results):
         return 1
     if args.strict and any(any(k in cell for k in NOT_RUN + ("no case",))

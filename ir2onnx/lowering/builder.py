@@ -51,15 +51,15 @@ class TensorEntry:
 def pack(array: np.ndarray, etype: ElementType) -> bytes:
     """Bytes of ``array`` in ONNX raw_data layout (4-bit types packed, low nibble first)."""
     if etype.bits == 4:
-        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 0x0F
+        flat = np.asarray(array, order="C").reshape(-1).astype(np.int64) & 0x0F
         if flat.size % 2:
             flat = np.append(flat, 0)
         return ((flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)).tobytes()
     if etype.bits == 2:
-        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 3
+        flat = np.asarray(array, order="C").reshape(-1).astype(np.int64) & 3
         flat = np.append(flat, np.zeros((-flat.size) % 4, np.int64))
         return (flat[0::4] | flat[1::4] << 2 | flat[2::4] << 4 | flat[3::4] << 6).astype(np.uint8).tobytes()
-    return np.ascontiguousarray(array, dtype=etype.numpy).tobytes()
+    return np.asarray(array, dtype=etype.numpy, order="C").tobytes()
 
 
 class Value:

@@ -256,12 +256,12 @@ def emit(ctx, m: Match) -> Value:
     def emit_dq(data, dims, scale, zp, attrs, target=target) -> str:
         name = b.unique(f"{m.chain[0].name}_packed")
         b.tensors.append(TensorEntry(name, wtype, tuple(int(d) for d in dims), data))
-        scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
+        scale_name = b.const(np.asarray(scale, m.scale.dtype, order="C"), m.scale.dtype, "dq_scale")
         if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
         inputs = [name, scale_name]
         if zp is not None:
-            inputs.append(b.add_initializer(np.ascontiguousarray(zp).astype(wtype.numpy), wtype, "dq_zero_point"))
+            inputs.append(b.add_initializer(np.asarray(zp, order="C").astype(wtype.numpy), wtype, "dq_zero_point"))
         out = b.DequantizeLinear(*inputs, **attrs)
         if tuple(dims) != target:
             out = b.Reshape(out, b.const(list(target)))
@@ -278,7 +278,7 @@ def emit(ctx, m: Match) -> Value:
             moved = dict(attrs)
             if "axis" in moved:
                 moved["axis"] = 1 - moved["axis"]
-            data = np.ascontiguousarray(m.weight.array().reshape(dims).T)
+            data = np.asarray(m.weight.array().reshape(dims).T, order="C")
             zt = None if zp is None else np.asarray(zp).T
             return LazyValue(b, out.etype, target[::-1], lambda: emit_dq(
                 data, data.shape, np.asarray(scale).T, zt, moved, target[::-1]))

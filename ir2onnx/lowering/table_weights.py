@@ -63,7 +63,7 @@ def emit(ctx, m) -> Value:
         b.tensors.append(TensorEntry(codes, TYPES["u4"], w, m.weight))
         index = b.Cast(codes, to=TensorProto.INT32)
         values = b.Gather(b.const(table(wtype.name, m.out_type), np.float32, f"{wtype.name}_table"), index)
-        scale_name = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")
+        scale_name = b.const(np.asarray(m.scale, order="C"), m.scale.dtype, "table_scale")
         if m.scale.dtype != np.float32:  # f16 scales stay f16 in the file; widened exactly
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
         out = b.Mul(values, scale_name)

@@ -106,7 +106,7 @@ def _per_axis_form(scale, zero, axes):
     if not axes:
         return None, scale.reshape(-1)[0], zero.reshape(-1)[0]
     index = tuple(slice(None) if i == axes[0] else 0 for i in range(scale.ndim))
-    return axes[0], np.ascontiguousarray(scale[index]), np.ascontiguousarray(zero[index])
+    return axes[0], np.asarray(scale[index], order="C"), np.asarray(zero[index], order="C")
 
 
 def _dequantized(ctx, layer, q, scale, zero, movable: bool):
@@ -125,9 +125,9 @@ def _dequantized(ctx, layer, q, scale, zero, movable: bool):
             lo, hi = axes[0], axes[-1]
             flat = (int(np.prod(q.shape[:lo])), int(np.prod(q.shape[lo:hi + 1])), int(np.prod(q.shape[hi + 1:])))
             data, target = q.reshape(flat), q.shape
-            s, z, vary = np.ascontiguousarray(scale).reshape(flat), np.ascontiguousarray(zero).reshape(flat), [1]
+            s, z, vary = np.asarray(scale, order="C").reshape(flat), np.asarray(zero, order="C").reshape(flat), [1]
         axis, s, z = _per_axis_form(s, z, vary)
-        stored = b.add_initializer(np.ascontiguousarray(data).astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
+        stored = b.add_initializer(np.asarray(data, order="C").astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
         inputs = [stored, b.const(s, np.float32, "fq_scale")]
         if np.any(z != 0):
             inputs.append(b.const(z, np.int8, "fq_zero_point"))
@@ -139,8 +139,8 @@ def _dequantized(ctx, layer, q, scale, zero, movable: bool):
         out.transposed = lambda perm: _dequantized(
             ctx, layer, q.transpose(perm), scale.transpose(perm), zero.transpose(perm), False)
         out.reshaped = lambda shape: _dequantized(
-            ctx, layer, q.reshape(shape), np.ascontiguousarray(scale).reshape(shape),
-            np.ascontiguousarray(zero).reshape(shape), False)
+            ctx, layer, q.reshape(shape), np.asarray(scale, order="C").reshape(shape),
+            np.asarray(zero, order="C").reshape(shape), False)
     return out
 
 

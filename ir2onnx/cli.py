@@ -42,8 +42,9 @@ def _add_convert(sub) -> None:
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
     p.add_argument("--no-verify", action="store_true",
-                   help="do not create an onnxruntime CPU session to verify the file (for very "
-                        "large models: the session loads every weight)")
+                   help="do not verify the file by creating an onnxruntime CPU session and "
+                        "running it once on generated inputs (for very large models: the session "
+                        "loads every weight)")
     p.set_defaults(func=cmd_convert)
 
 

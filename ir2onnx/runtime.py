@@ -34,8 +34,11 @@ def available_providers() -> list[str]:
     return [short for short, full in PROVIDERS.items() if full in have]
 
 
-def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None) -> ort.InferenceSession:
-    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback.
+def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None,
+            optimize: bool = True, quiet: bool = False) -> ort.InferenceSession:
+    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback;
+    with onnxruntime's default graph optimizations (all), or none when ``optimize`` is False;
+    ``quiet`` keeps onnxruntime's own error log off stderr (the caller reports the exception).
 
     onnxruntime's MatMulNBits fusion (DequantizeLinear of packed weights -> MatMul) keeps its
     int8 activations off (``accuracy_level`` 0): by default it quantizes the activations
@@ -47,10 +50,12 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
         raise Ir2OnnxError(f"provider '{provider}' is not available in this onnxruntime "
                            f"(install 'ir2onnx[gpu]' and a CUDA driver for cuda)")
     opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4 if quiet else 3
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
     if threads:
         opts.intra_op_num_threads = threads
+    if not optimize:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     model = model if isinstance(model, bytes) else os.fspath(model)
     sess = ort.InferenceSession(model, opts, providers=[full])
     if provider == "cuda" and sess.get_providers()[0] != full:
@@ -147,8 +152,10 @@ def _viewed(array: np.ndarray, type_str: str) -> np.ndarray:
     return array.view(want) if want is not None and array.dtype != want else array
 
 
-def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Run and return ``{output name: array}`` in the model's output order.
+def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray],
+        options: ort.RunOptions | None = None) -> dict[str, np.ndarray]:
+    """Run and return ``{output name: array}`` in the model's output order (``options``: the
+    RunOptions, e.g. one whose ``terminate`` another thread sets).
 
     bf16 and f8 arrays (ml_dtypes) are fed through OrtValues, which plain ``run`` cannot take.
     """
@@ -157,14 +164,14 @@ def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, n
     try:
         types = {o.name: o.type for o in sess.get_outputs()}
         if not any(np.asarray(v).dtype in ml for v in feeds.values()):
-            return {n: _viewed(v, types[n]) for n, v in zip(names, sess.run(names, feeds))}
+            return {n: _viewed(v, types[n]) for n, v in zip(names, sess.run(names, feeds, options))}
         ort_feeds = {}
         for k, v in feeds.items():
             v = np.ascontiguousarray(v)
             ort_feeds[k] = (ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
                 v.view(np.uint16 if v.itemsize == 2 else np.uint8), ml[v.dtype])
                 if v.dtype in ml else ort.OrtValue.ortvalue_from_numpy(v))
-        values = sess.run_with_ort_values(names, ort_feeds)
+        values = sess.run_with_ort_values(names, ort_feeds, options)
         return {n: _ort_output(v, types[n]) for n, v in zip(names, values)}
     except Ir2OnnxError:
         raise

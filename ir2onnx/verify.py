@@ -130,7 +130,7 @@ def _timed_run(runtime, sess, feeds) -> None:
     timer = threading.Timer(RUN_SECONDS, lambda: setattr(options, "terminate", True))
     timer.start()
     try:
-        runtime.run(sess, feeds, options)
+        runtime.execute(sess, feeds, options)
     finally:
         timer.cancel()
 

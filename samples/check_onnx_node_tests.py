@@ -22,7 +22,8 @@ Each case ends in one of:
 * ``error``: anything else (onnxruntime cannot run it, a crash).
 
 Usage: ``python samples/check_onnx_node_tests.py [REGEX] [--json OUT.jsonl] [--show CATEGORY]``.
-The cases run in child processes, 100 at a time, so that a crash ends only its own case.
+The cases run in child processes, 100 at a time (``--jobs N`` of them at once), so that a crash
+ends only its own case.
 """
 from __future__ import annotations
 
@@ -213,6 +214,7 @@ def main(argv=None) -> int:
     p.add_argument("pattern", nargs="?", default=".", help="a regex the case names must match")
     p.add_argument("--json", type=Path, help="write one JSON line per case here")
     p.add_argument("--show", action="append", default=[], help="print the cases of this status")
+    p.add_argument("--jobs", type=int, default=1, help="child processes at a time (default 1)")
     p.add_argument("--keep", type=Path, metavar="DIR", help="export the cases into DIR and keep them")
     p.add_argument("--worker", nargs=2, metavar=("ROOT", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -222,22 +224,34 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         names = export(root, args.pattern)
-        log = root / "results.jsonl"
-        log.unlink(missing_ok=True)
         results: dict[str, dict] = {}
-        todo = list(names)
-        while todo:
-            batch, todo = todo[:BATCH], todo[BATCH:]
-            subprocess.run([sys.executable, __file__, "--worker", str(root), str(log)],
-                           input="\n".join(batch), text=True, env=os.environ)
-            for line in log.read_text().splitlines():
+        batches = [names[i:i + BATCH] for i in range(0, len(names), BATCH)]
+        running: list = []
+        done = 0
+        while batches or running:
+            while batches and len(running) < args.jobs:
+                batch = batches.pop(0)
+                log = root / f"results{len(batches)}.jsonl"
+                log.unlink(missing_ok=True)
+                child = subprocess.Popen([sys.executable, __file__, "--worker", str(root), str(log)],
+                                         stdin=subprocess.PIPE, text=True, env=os.environ)
+                child.stdin.write("\n".join(batch))
+                child.stdin.close()
+                running.append((child, batch, log))
+            child, batch, log = running.pop(0)
+            child.wait()
+            found = {}
+            for line in (log.read_text().splitlines() if log.exists() else []):
                 r = json.loads(line)
-                results[r["name"]] = r
-            started = [n for n in batch if results.get(n, {}).get("status") in (None, "started")]
+                found[r["name"]] = r
+            results.update(found)
+            started = [n for n in batch if found.get(n, {}).get("status") in (None, "started")]
             if started:  # the child died in started[0]: record it, redo the rest
                 results[started[0]] = {"name": started[0], "status": "error", "why": "the child process crashed"}
-                todo = started[1:] + todo
-            print(f"{len(names) - len(todo)} of {len(names)} cases", file=sys.stderr)
+                if started[1:]:
+                    batches.append(started[1:])
+            done += len(batch) - len(started[1:])
+            print(f"{done} of {len(names)} cases", file=sys.stderr)
     counts = Counter(r["status"] for r in results.values())
     if args.json:
         with open(args.json, "w") as f:

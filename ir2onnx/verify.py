@@ -38,6 +38,7 @@ _NOISE = [  # (pattern, replacement) that shorten onnxruntime's messages to what
     (re.compile(r"\[ONNXRuntimeError\] : \d+ : \w+ : "), ""),
     (re.compile(r"Non-zero status code returned while running (\w+) node\. Name:'[^']*' Status Message: "), r"\1: "),
     (re.compile(r"\S+\.(?:cc|cpp|h):\d+ (?:[^()]*\([^()]*\)(?: const)?(?: \[with [^\]]*\])? )?"), ""),
+    (re.compile(r"\b(\w+): \1: "), r"\1: "),  # "Range: Range: ..." when the kernel names itself too
 ]
 
 

@@ -50,8 +50,10 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
     ``opset_import`` says which); a given opset is forced, and layers that need more are refused.
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
-    unsupported models. ``verify`` creates an onnxruntime CPU session for the result, so a node
-    onnxruntime has no kernel for is refused here, naming its layer (:mod:`ir2onnx.verify`).
+    unsupported models. ``verify`` creates an onnxruntime CPU session for the result and runs it
+    once on generated inputs, so a node onnxruntime has no kernel for, or one its default graph
+    optimizations fuse into a node that fails to run, is refused here, naming its layer
+    (:mod:`ir2onnx.verify`).
     An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
@@ -85,7 +87,7 @@ def convert_file(model, output: str | os.PathLike | None = None,
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
-    CPU session for it (``verify=False`` skips that, for very large models) and written
+    CPU session for it and running it once (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
     only for models over 2 GiB. ``quantized``, ``compressed_weights`` and ``precision`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.

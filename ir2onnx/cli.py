@@ -51,8 +51,9 @@ def _add_convert(sub) -> None:
     p.add_argument("--external-data", action="store_true",
                    help="write weights to OUTPUT.data (automatic for models over 2 GiB)")
     p.add_argument("--no-verify", action="store_true",
-                   help="do not create an onnxruntime CPU session to verify the file (for very "
-                        "large models: the session loads every weight)")
+                   help="do not verify the file by creating an onnxruntime CPU session and "
+                        "running it once on generated inputs (for very large models: the session "
+                        "loads every weight)")
     p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
                    help="rename a model input or output (repeatable)")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",

@@ -25,7 +25,8 @@ def _ml_dtype(name: str):
     import ml_dtypes
 
     return {"tensor(bfloat16)": ml_dtypes.bfloat16, "tensor(float8e4m3fn)": ml_dtypes.float8_e4m3fn,
-            "tensor(float8e5m2)": ml_dtypes.float8_e5m2}.get(name)
+            "tensor(float8e5m2)": ml_dtypes.float8_e5m2,
+            "tensor(float8e8m0)": ml_dtypes.float8_e8m0fnu}.get(name)
 
 
 def available_providers() -> list[str]:
@@ -34,8 +35,11 @@ def available_providers() -> list[str]:
     return [short for short, full in PROVIDERS.items() if full in have]
 
 
-def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None) -> ort.InferenceSession:
-    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback.
+def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None,
+            optimize: bool = True, quiet: bool = False) -> ort.InferenceSession:
+    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback;
+    with onnxruntime's default graph optimizations (all), or none when ``optimize`` is False;
+    ``quiet`` keeps onnxruntime's own error log off stderr (the caller reports the exception).
 
     onnxruntime's MatMulNBits fusion (DequantizeLinear of packed weights -> MatMul) keeps its
     int8 activations off (``accuracy_level`` 0): by default it quantizes the activations
@@ -47,10 +51,12 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
         raise Ir2OnnxError(f"provider '{provider}' is not available in this onnxruntime "
                            f"(install 'ir2onnx[gpu]' and a CUDA driver for cuda)")
     opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4 if quiet else 3
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
     if threads:
         opts.intra_op_num_threads = threads
+    if not optimize:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     model = model if isinstance(model, bytes) else os.fspath(model)
     sess = ort.InferenceSession(model, opts, providers=[full])
     if provider == "cuda" and sess.get_providers()[0] != full:
@@ -153,7 +159,8 @@ def _ml_onnx_types() -> dict:
 
     return {np.dtype(ml_dtypes.bfloat16): TensorProto.BFLOAT16,
             np.dtype(ml_dtypes.float8_e4m3fn): TensorProto.FLOAT8E4M3FN,
-            np.dtype(ml_dtypes.float8_e5m2): TensorProto.FLOAT8E5M2}
+            np.dtype(ml_dtypes.float8_e5m2): TensorProto.FLOAT8E5M2,
+            np.dtype(ml_dtypes.float8_e8m0fnu): TensorProto.FLOAT8E8M0}
 
 
 def _ort_output(value, type_str: str) -> np.ndarray:
@@ -161,7 +168,16 @@ def _ort_output(value, type_str: str) -> np.ndarray:
     try:
         array = value.numpy()
     except Exception:
-        raise Ir2OnnxError(f"onnxruntime's Python API cannot return {type_str} outputs") from None
+        want = _ml_dtype(type_str)
+        if want is None or not value.is_tensor() or value.device_name().lower() != "cpu":
+            raise Ir2OnnxError(f"onnxruntime's Python API cannot return {type_str} outputs") from None
+        # f8e5m2 has no numpy form there: copy the tensor's bytes (one byte per element)
+        import ctypes
+
+        shape = value.shape()
+        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(want).itemsize
+        raw = ctypes.string_at(value.data_ptr(), n) if n else b""
+        return np.frombuffer(raw, np.dtype(want)).reshape(shape).copy()
     return _viewed(array, type_str)
 
 
@@ -170,8 +186,10 @@ def _viewed(array: np.ndarray, type_str: str) -> np.ndarray:
     return array.view(want) if want is not None and array.dtype != want else array
 
 
-def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Run and return ``{output name: array}`` in the model's output order.
+def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray],
+        options: ort.RunOptions | None = None) -> dict[str, np.ndarray]:
+    """Run and return ``{output name: array}`` in the model's output order (``options``: the
+    RunOptions, e.g. one whose ``terminate`` another thread sets).
 
     bf16 and f8 arrays (ml_dtypes) are fed through OrtValues, which plain ``run`` cannot take.
     """
@@ -179,20 +197,36 @@ def run(sess: ort.InferenceSession, feeds: dict[str, np.ndarray]) -> dict[str, n
     ml = _ml_onnx_types()
     try:
         types = {o.name: o.type for o in sess.get_outputs()}
-        if not any(np.asarray(v).dtype in ml for v in feeds.values()):
-            return {n: _viewed(v, types[n]) for n, v in zip(names, sess.run(names, feeds))}
-        ort_feeds = {}
-        for k, v in feeds.items():
-            v = np.ascontiguousarray(v)
-            ort_feeds[k] = (ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
-                v.view(np.uint16 if v.itemsize == 2 else np.uint8), ml[v.dtype])
-                if v.dtype in ml else ort.OrtValue.ortvalue_from_numpy(v))
-        values = sess.run_with_ort_values(names, ort_feeds)
+        if not any(np.asarray(v).dtype in ml for v in feeds.values()) and not any(
+                _ml_dtype(t) is not None for t in types.values()):
+            return {n: _viewed(v, types[n]) for n, v in zip(names, sess.run(names, feeds, options))}
+        values = sess.run_with_ort_values(names, _ort_feeds(feeds, ml), options)
         return {n: _ort_output(v, types[n]) for n, v in zip(names, values)}
     except Ir2OnnxError:
         raise
     except Exception as e:  # onnxruntime raises its own exception types for bad feeds
         raise Ir2OnnxError(f"onnxruntime failed: {ort_message(e)}") from None
+
+
+def _ort_feeds(feeds: dict[str, np.ndarray], ml: dict) -> dict:
+    ort_feeds = {}
+    for k, v in feeds.items():
+        v = np.asarray(v, order="C")
+        ort_feeds[k] = (ort.OrtValue.ortvalue_from_numpy_with_onnx_type(
+            v.view(np.uint16 if v.itemsize == 2 else np.uint8), ml[v.dtype])
+            if v.dtype in ml else ort.OrtValue.ortvalue_from_numpy(v))
+    return ort_feeds
+
+
+def execute(sess: ort.InferenceSession, feeds: dict[str, np.ndarray],
+            options: ort.RunOptions | None = None) -> None:
+    """Run once and keep the outputs as onnxruntime's values (some, such as f8e5m2, have no
+    numpy form in its Python API): for verification, where only the run matters."""
+    names = [o.name for o in sess.get_outputs()]
+    try:
+        sess.run_with_ort_values(names, _ort_feeds(feeds, _ml_onnx_types()), options)
+    except Exception as e:
+        raise Ir2OnnxError(f"onnxruntime failed: {str(e).strip().splitlines()[0]}") from None
 
 
 _ORT_MAX_OPSET: int | None = None

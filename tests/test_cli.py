@@ -130,6 +130,77 @@ def test_api_verifies_unless_told_not_to(tmp_path, monkeypatch):
     assert ir2onnx.convert_file(xml, tmp_path / "g.onnx", verify=False).is_file()
 
 
+def _fused_at_run_time(tmp_path, monkeypatch, shape=(1, 4, 6, 6)):
+    """A quantized Conv (``--quantized qdq``) whose output FakeQuantize (ranges per channel) a stand-in lowering writes
+    as a per-axis QuantizeLinear -> DequantizeLinear: valid ONNX, and onnxruntime runs it with its
+    graph optimizations off, but its default optimizations fuse it into a QLinearConv whose
+    kernel takes a scalar output zero point only, and that fails when the model first runs."""
+    import openvino.opset15 as ops
+
+    from ir2onnx import quantized_models as qm
+    from ir2onnx.lowering.registry import LOWERINGS
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    real = LOWERINGS[("FakeQuantize", "opset1")]
+
+    def per_axis(ctx, layer, inputs):
+        lo, hi = (np.asarray(v.value(), np.float32) for v in inputs[1:3])
+        if lo.size == 1 or inputs[0].is_const:
+            return real(ctx, layer, inputs)
+        s = ((hi - lo) / 255).reshape(-1)
+        z = ctx.b.const(np.rint(-lo.reshape(-1) / s).astype(np.uint8), np.uint8, "zp")
+        s = ctx.b.const(s, np.float32, "scale")
+        return [ctx.b.DequantizeLinear(ctx.b.QuantizeLinear(inputs[0], s, z, axis=1), s, z, axis=1)]
+
+    monkeypatch.setitem(LOWERINGS, ("FakeQuantize", "opset1"), per_axis)
+    x = ov_parameter(list(shape), name="x")
+    w = np.random.default_rng(0).standard_normal((4, 4, 3, 3)).astype(np.float32)
+    y = ops.convolution(qm.activation_fq(x, 3.0, False), qm.weight_fq(w, compress=False), [1, 1], [1, 1],
+                        [1, 1], [1, 1])
+    step = np.array([1.0, 2.0, 0.5, 1.5], np.float32).reshape(1, 4, 1, 1) * np.float32(4 / 255)
+    y.set_friendly_name("head/conv")
+    return ov_save(tmp_path / "fused.xml", qm.fake_quantize(y, -128 * step, 127 * step), [x])
+
+
+def test_convert_runs_the_model_once_and_refuses_a_fusion_that_fails(capsys, tmp_path, monkeypatch):
+    """Verification runs one inference at the session options users get: the QLinearConv that
+    onnxruntime's default optimizations make (named after the Conv) fails there, and convert exits 2
+    with one line naming the Convolution layer, writing nothing (a session alone does not find it); --no-verify writes the file."""
+    import ir2onnx
+    from ir2onnx.errors import UnsupportedLayer
+
+    xml = _fused_at_run_time(tmp_path, monkeypatch)
+    out = tmp_path / "out" / "fused.onnx"
+    assert main(["convert", str(xml), "-o", str(out), "--quantized", "qdq"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after the summary lines
+    assert err.startswith("ir2onnx: error: ")
+    assert "'head/conv' (Convolution-opset1" in err and "graph optimizations" in err
+    assert "QLinearConv" in err and "zero point" in err and "onnxruntime_src" not in err
+    assert not out.exists() and not list(out.parent.iterdir())
+    with pytest.raises(UnsupportedLayer, match="'head/conv'.*fails to run"):
+        ir2onnx.convert(xml, quantized="qdq")
+    assert main(["convert", str(xml), "-o", str(out), "--quantized", "qdq", "--no-verify"]) == 0
+    assert out.is_file()
+
+
+def test_a_failure_the_generated_inputs_may_cause_is_a_warning(capsys, tmp_path):
+    """A run that fails with the optimizations off too, on inputs whose values the model depends on
+    (a run-time Reshape target), may be the generated values' fault: the file is written, with a
+    warning naming the layer."""
+    import openvino.opset15 as ops
+
+    from ir2onnx.testing import ov_parameter, ov_save
+
+    x, shape = ov_parameter([2, 3], name="x"), ov_parameter([2], np.int64, "shape")
+    node = ops.reshape(x, shape, False)
+    node.set_friendly_name("view")
+    xml = ov_save(tmp_path / "r.xml", node, [x, shape])
+    assert main(["convert", str(xml), "-o", str(tmp_path / "r.onnx")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: one inference on generated inputs" in err and "layer 'view'" in err
+    assert (tmp_path / "r.onnx").is_file()
+
+
 def test_convert_prints_the_opset_chosen_and_forced(tmp_path):
     xml = convert_model(tmp_path / "m.xml")
     p = _cli("convert", xml)

@@ -127,3 +127,36 @@ def test_f16_round_trip_rounds_where_openvino_skips_it(tmp_path):
     assert_bitexact(run_onnx(xml, {"x": data})[0], want)
     assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(xml), {"x": data}).values())), want)
     assert_bitexact(run_openvino(xml, {"x": data})[0], data)
+
+
+# values exact in f16, so that OpenVINO's CPU plugin (it rounds f32 to f16 first) rounds once too
+F8_EDGES = np.array([448, 455, 464, 465, 470, 480, 1e6, -464, -465, np.inf, -np.inf, np.nan,
+                     57344, 60000, 61440, 65504, -61440, 0.0009765625, 0.0014, 0.5], np.float32)
+
+
+@pytest.mark.parametrize("src", ["f32", "f16", "i32"])
+@pytest.mark.parametrize("dst", ["f8e4m3", "f8e5m2"])
+def test_float8_overflow_is_nan_or_infinity(tmp_path, src, dst):
+    """Convert to f8 rounds to nearest even, and a value that rounds past the largest finite f8
+    is NaN in f8e4m3fn (which has no infinity) and a signed infinity in f8e5m2, as OpenVINO gives
+    it and ONNX's Cast(saturate=0) defines it (the ONNX node tests test_cast_no_saturate_FLOAT_to_
+    FLOAT8E4M3FN and _FLOAT16_: converted by OpenVINO to a plain Convert); the lowering once
+    saturated to 448 / 57344, and onnxruntime's Cast(saturate=0) alone gives 448 for 480 and NaN
+    for f8e5m2 from 61440 up."""
+    dtype = {"f32": np.float32, "f16": np.float16, "i32": np.int32}[src]
+    x = F8_EDGES.astype(dtype) if src != "i32" else np.array([448, 464, 465, 480, 61408, 61440, -70000, 7], np.int32)
+    xml = _model(tmp_path, src, dst, shape=x.shape)
+    f8 = TYPES[dst].numpy
+    want = x.astype(np.float64).astype(np.float32).astype(f8)  # ml_dtypes: one rounding, NaN / inf past the end
+    _same_float8(run_onnx(xml, {"x": x})[0], want, "onnxruntime vs ml_dtypes")
+    _same_float8(next(iter(evaluate(ir2onnx.load_ir(xml), {"x": x}).values())), want, "oracle vs ml_dtypes")
+    ov_out = run_openvino(xml, {"x": x})[0]
+    _same_float8(ov_out.view(f8) if ov_out.dtype == np.uint8 else ov_out, want, "OpenVINO vs ml_dtypes")
+
+
+def _same_float8(got, want, what):
+    """Bit for bit where not NaN (signed zeros included); NaN where NaN (f8 NaNs differ in sign)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    nan = np.isnan(want.astype(np.float32))
+    assert np.array_equal(np.isnan(got.astype(np.float32)), nan), f"{what}: NaNs differ"
+    assert got[~nan].tobytes() == want[~nan].tobytes(), f"{what}: values differ"

@@ -202,3 +202,25 @@ def test_gather_axis_computed_from_shapes_folds(tmp_path):
         got = run_onnx(xml, {"x": data})[0]
         assert_bitexact(got, data[..., [1, 0]], "numpy")
         assert_bitexact(got, run_openvino(xml, {"x": data})[0], "OpenVINO")
+
+
+def test_gather_bf16_out_of_range_indices_at_opset_17(tmp_path):
+    """bf16 data gathers through a zero slab (out-of-range indices pick it): ConstantOfShape takes
+    bf16 only from opset 20, so the slab is f32 zeros and a Cast (the ONNX node test
+    test_compress_bfloat16 failed onnx.checker here)."""
+    import ml_dtypes
+    import openvino as ov
+
+    from ir2onnx.testing import run_onnx, run_openvino
+
+    x = ops.parameter([2, 5], ov.Type.bf16, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    y = o8.gather(x, ops.constant(np.array([4, -1, 7, 0], np.int64)), ops.constant(np.int64(1)))
+    xml = tmp_path / "g.xml"
+    ov.save_model(ov.Model([y], [x]), str(xml))
+    data = np.arange(10, dtype=np.float32).reshape(2, 5).astype(ml_dtypes.bfloat16)
+    got = run_onnx(xml, {"x": data}, opset=17)[0]
+    want = np.stack([data[:, 4], data[:, 4], np.zeros(2, data.dtype), data[:, 0]], 1)
+    assert got.dtype == data.dtype and np.array_equal(got.astype(np.float32), want.astype(np.float32))
+    ov_out = run_openvino(xml, {"x": data})[0]  # OpenVINO's Python API gives bf16 as f16 bits
+    assert np.array_equal(ov_out.view(data.dtype).astype(np.float32), want.astype(np.float32))

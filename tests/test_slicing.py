@@ -204,3 +204,44 @@ def test_strided_slice_run_time_values(tmp_path, index):
         assert_bitexact(run_onnx(path, feeds)[0], want, "onnxruntime vs numpy")
         assert_bitexact(next(iter(evaluate(ir2onnx.load_ir(path), feeds).values())), want, "oracle vs numpy")
         assert_bitexact(run_openvino(path, feeds)[0], want, "OpenVINO vs numpy")
+
+
+def _scalar_model(path, make):
+    """Const [88, 1, 71] -> make -> Add with an i32 scalar parameter ``p``."""
+    p = ops.parameter([], np.int32, name="p")
+    p.output(0).get_tensor().set_names({"p"})
+    out = ops.add(make(ops.constant(np.array([88, 1, 71], np.int32))), p)
+    ov.save_model(ov.Model([ops.result(out.output(0))], [p], "m"), str(path))
+    return path
+
+
+def test_strided_slice_shrink_of_a_constant_folds_to_a_scalar(tmp_path):
+    """A constant StridedSlice whose shrink_axis_mask removes the only axis is 0-d, as OpenVINO
+    gives it (the fold once returned shape (1,), which failed the next layer's declared port)."""
+    xml = _scalar_model(tmp_path / "m.xml", lambda c: ops1.strided_slice(
+        c, ops.constant(np.array([2], np.int64)), ops.constant(np.array([3], np.int64)),
+        ops.constant(np.array([1], np.int64)), [0], [0], shrink_axis_mask=[1]))
+    feed = {"p": np.array(5, np.int32)}
+    got = run_onnx(xml, feed)[0]
+    assert_bitexact(got, np.array(76, np.int32), "onnxruntime vs numpy")
+    assert_bitexact(run_openvino(xml, feed)[0], got, "OpenVINO vs onnxruntime")
+
+
+def test_broadcast_to_a_shape_packed_from_shrunk_constants(tmp_path):
+    """TensorFlow's Fill(dims, value) as license-plate-recognition-barrier-0007 has it: the dims
+    packed (Unsqueeze, Concat) from scalars that StridedSlice shrink_axis_mask takes out of a
+    constant shape vector, then Broadcast; it converts and matches OpenVINO."""
+    dims = ops.constant(np.array([2, 1, 3], np.int64))
+    one = lambda v: ops.constant(np.array([v], np.int64))  # noqa: E731
+    parts = [ops.unsqueeze(ops1.strided_slice(dims, one(i), one(i + 1), one(1), [0], [0], shrink_axis_mask=[1]),
+                           ops.constant(np.array(0, np.int64))) for i in range(3)]
+    target = ops.concat(parts, 0)
+    v = ops.parameter([], np.float32, name="v")
+    v.output(0).get_tensor().set_names({"v"})
+    out = ops.broadcast(v, target)
+    xml = tmp_path / "fill.xml"
+    ov.save_model(ov.Model([ops.result(out.output(0))], [v], "fill"), str(xml))
+    feed = {"v": np.array(2.5, np.float32)}
+    got = run_onnx(xml, feed)[0]
+    assert_bitexact(got, np.full((2, 1, 3), 2.5, np.float32), "onnxruntime vs numpy")
+    assert_bitexact(run_openvino(xml, feed)[0], got, "OpenVINO vs onnxruntime")

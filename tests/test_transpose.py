@@ -147,3 +147,18 @@ def test_transpose_bad_order(tmp_path, order):
     w.result(w.layer("Transpose", "opset1", [x, o], None, [("f32", None)])[0])
     with pytest.raises(InvalidLayer, match="not a permutation"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+def test_transpose_of_a_scalar_constant_stays_0_d(tmp_path):
+    """Transpose of a 0-d constant with an empty input_order folds to a 0-d constant (the fold
+    once made it shape (1,), which failed the next layer's declared port)."""
+    import openvino as ov
+
+    p = ov_parameter([], np.int32, "p")
+    order = ov.op.Constant(ov.Type.i64, ov.Shape([0]), [])
+    out = ops.add(ops.transpose(ops.constant(np.array(7, np.int32)), order), p)
+    xml = ov_save(tmp_path / "t.xml", [out], [p])
+    feed = {"p": np.array(3, np.int32)}
+    got = run_onnx(xml, feed)[0]
+    assert_bitexact(got, np.array(10, np.int32), "numpy")
+    assert_bitexact(got, run_openvino(xml, feed)[0], "openvino")

@@ -88,10 +88,10 @@ def pack(array: np.ndarray, etype: ElementType) -> bytes:
             flat = np.append(flat, np.uint8(0))
         return (flat[0::2] | (flat[1::2] << 4)).tobytes()
     if etype.bits == 2:
-        flat = np.ascontiguousarray(array).reshape(-1).astype(np.int64) & 3
+        flat = np.asarray(array, order="C").reshape(-1).astype(np.int64) & 3
         flat = np.append(flat, np.zeros((-flat.size) % 4, np.int64))
         return (flat[0::4] | flat[1::4] << 2 | flat[2::4] << 4 | flat[3::4] << 6).astype(np.uint8).tobytes()
-    return np.ascontiguousarray(array, dtype=etype.numpy).tobytes()
+    return np.asarray(array, dtype=etype.numpy, order="C").tobytes()
 
 
 class Value:

@@ -125,14 +125,14 @@ def _dequantized_rows(ctx, plan: Plan, idx: Value) -> Value | None:
             zp = (zp.astype(np.int16) + (8 if wtype.name == "i4" else 0)).astype(np.uint8)
     else:
         codes, ztype = b.Gather(b.add_tensor(m.weight, wtype, (v, h), hint), flat, axis=0), wtype
-    scale = b.const(np.ascontiguousarray(plan.scale, m.scale.dtype), m.scale.dtype, "gather_scale")
+    scale = b.const(np.asarray(plan.scale, m.scale.dtype, order="C"), m.scale.dtype, "gather_scale")
     if by_row:
         scale = b.Gather(scale, flat, axis=0)
     if m.scale.dtype != (np.float16 if plan.f16_out else np.float32):
         scale = b.Cast(scale, to=TensorProto.FLOAT)
     inputs = [codes, scale]
     if zp is not None:
-        z = b.add_initializer(np.ascontiguousarray(zp), ztype, "gather_zero_point")
+        z = b.add_initializer(np.asarray(zp, order="C"), ztype, "gather_zero_point")
         inputs.append(b.Gather(z, flat, axis=0) if by_row else z)
     out = _shaped(b, b.DequantizeLinear(*inputs, **plan.attrs), idx, (h,))
     if m.out_type == "f16" and not plan.f16_out:
@@ -153,13 +153,13 @@ def _flattened_groups(ctx, plan: Plan, idx: Value) -> Value | None:
     flat = b.Reshape(idx, b.const([-1]))
     codes = b.Gather(b.add_tensor(m.weight, m.weight.etype, (v, h), f"{m.chain[0].name}_rows"), flat, axis=0)
     by_group = lambda a: b.Reshape(b.Gather(a, flat, axis=0), b.const([-1]))  # noqa: E731
-    scale = by_group(b.const(np.ascontiguousarray(plan.scale.reshape(v, -1), m.scale.dtype), m.scale.dtype,
+    scale = by_group(b.const(np.asarray(plan.scale.reshape(v, -1), m.scale.dtype, order="C"), m.scale.dtype,
                              "gather_scale"))
     if m.scale.dtype != (np.float16 if plan.f16_out else np.float32):
         scale = b.Cast(scale, to=TensorProto.FLOAT)
     inputs = [b.Reshape(codes, b.const([1, -1, size])), scale]
     if plan.zp is not None:
-        inputs.append(by_group(b.add_initializer(np.ascontiguousarray(plan.zp.reshape(v, -1)), m.weight.etype,
+        inputs.append(by_group(b.add_initializer(np.asarray(plan.zp.reshape(v, -1), order="C"), m.weight.etype,
                                                  "gather_zero_point")))
     out = _shaped(b, b.DequantizeLinear(*inputs, **plan.attrs), idx, (h,))
     if m.out_type == "f16" and not plan.f16_out:
@@ -180,7 +180,7 @@ def _columns(ctx, plan: Plan, idx: Value) -> Value:
     if wtype.bits == 8:
         codes = b.add_alias(codes)
         _count(ctx, "tied_8bit")
-    scale = b.const(np.ascontiguousarray(np.asarray(plan.scale).T, m.scale.dtype), m.scale.dtype, "gather_scale")
+    scale = b.const(np.asarray(np.asarray(plan.scale).T, m.scale.dtype, order="C"), m.scale.dtype, "gather_scale")
     if m.scale.dtype != np.float32:
         scale = b.Cast(scale, to=TensorProto.FLOAT)
     if wtype.bits == 4:  # ONNX's Gather takes no 4-bit type; onnxruntime folds the Cast
@@ -224,7 +224,7 @@ def _table_rows(ctx, m, table: np.ndarray, idx: Value) -> Value | None:
     codes = b.Reshape(codes, b.const([-1, *w[1:]]))
     label = "codebook" if m.codebook is not None else f"{m.weight.etype.name}_table"
     values = b.Gather(b.const(table, np.float32, label), b.Cast(codes, to=TensorProto.INT32))
-    scale = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")
+    scale = b.const(np.asarray(m.scale, order="C"), m.scale.dtype, "table_scale")
     if m.scale.shape[0] == w[0] and w[0] > 1:
         scale = b.Gather(scale, flat, axis=0)
     if m.scale.dtype != np.float32:

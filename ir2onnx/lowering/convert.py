@@ -331,6 +331,9 @@ def _summary(stats: dict) -> list[str]:
         lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
                      f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "
                      f"the others stay exact float emulation")
+    if stats.get("fq_per_channel_activations"):
+        lines.append(f"{stats['fq_per_channel_activations']} FakeQuantize layer(s) on activations vary "
+                     f"per channel, which onnxruntime's int8 kernels cannot take: exact float emulation")
     if stats.get("fq_not_symmetric"):
         lines.append(f"{stats['fq_not_symmetric']} FakeQuantize layer(s) could not be made symmetric "
                      f"(int8, zero point 0) exactly")

@@ -77,12 +77,12 @@ def emit(ctx, m) -> Value:
     def dq_inputs(data, dims, scale, zp, key=None) -> list[str]:
         """The packed weight, its scale (widened to f32 where needed) and zero point."""
         name = b.add_tensor(data, wtype, dims, f"{m.chain[0].name}_packed", key=key)
-        scale_name = b.const(np.ascontiguousarray(scale, m.scale.dtype), m.scale.dtype, "dq_scale")
+        scale_name = b.const(np.asarray(scale, m.scale.dtype, order="C"), m.scale.dtype, "dq_scale")
         if m.scale.dtype != scale_np:  # f16 scales stay f16 in the file; the Cast is folded by runtimes
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
         inputs = [name, scale_name]
         if zp is not None:  # integers within the weight type's range (Match.zero_point)
-            inputs.append(b.add_initializer(np.ascontiguousarray(zp), wtype, "dq_zero_point"))
+            inputs.append(b.add_initializer(np.asarray(zp, order="C"), wtype, "dq_zero_point"))
         return inputs
 
     def emit_dq(inputs, dims, attrs, target) -> str:

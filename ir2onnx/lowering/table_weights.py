@@ -68,7 +68,7 @@ def emit(ctx, m) -> Value:
         codes = b.add_tensor(m.weight, TYPES["u4"], w, f"{m.chain[0].name}_codes")
         index = b.Cast(codes, to=TensorProto.INT32)
         values = b.Gather(b.const(values_f32, np.float32, label), index)
-        scale_name = b.const(np.ascontiguousarray(m.scale), m.scale.dtype, "table_scale")
+        scale_name = b.const(np.asarray(m.scale, order="C"), m.scale.dtype, "table_scale")
         if m.scale.dtype != np.float32:  # f16 scales stay f16 in the file; widened exactly
             scale_name = b.Cast(scale_name, to=TensorProto.FLOAT)
         out = b.Mul(values, scale_name)

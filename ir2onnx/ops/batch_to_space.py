@@ -161,7 +161,7 @@ def _fold_b2s(x: np.ndarray, B: list[int], CB: list[int], CE: list[int]) -> np.n
     bp = x.shape[0] // math.prod(Bs)
     y = x.reshape(Bs + [bp] + D).transpose([k] + [a for i in range(k) for a in (k + 1 + i, i)])
     y = y.reshape([bp] + [D[i] * Bs[i] for i in range(k)])
-    return np.ascontiguousarray(y[(slice(None),) + tuple(slice(CB[i], y.shape[i] - CE[i]) for i in range(1, k + 1))])
+    return np.asarray(y[(slice(None),) + tuple(slice(CB[i], y.shape[i] - CE[i]) for i in range(1, k + 1))], order="C")
 
 
 def _fold_s2b(x: np.ndarray, B: list[int], PB: list[int], PE: list[int]) -> np.ndarray:
@@ -170,4 +170,4 @@ def _fold_s2b(x: np.ndarray, B: list[int], PB: list[int], PE: list[int]) -> np.n
     Y = [x.shape[i + 1] // Bs[i] for i in range(k)]
     y = x.reshape([batch] + [v for i in range(k) for v in (Y[i], Bs[i])])
     y = y.transpose([2 + 2 * i for i in range(k)] + [0] + [1 + 2 * i for i in range(k)])
-    return np.ascontiguousarray(y.reshape([batch * math.prod(Bs)] + Y))
+    return np.asarray(y.reshape([batch * math.prod(Bs)] + Y), order="C")

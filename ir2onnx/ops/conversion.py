@@ -1,5 +1,11 @@
 """Convert-1 and ConvertLike-1 -> Cast (folded for small constants and for source types ONNX lacks).
 
+A Convert to f8e4m3 or f8e5m2 rounds to nearest even, and a value that rounds past the largest
+finite f8 becomes NaN (f8e4m3fn) or infinity (f8e5m2): Abs, Greater, Mul, Where, Cast(saturate=0),
+see :func:`_to_float8`. (OpenVINO's CPU plugin rounds f32 to f16 first, and that double rounding
+differs from the single one on about 0.2% of random f32 values; ONNX's and torch's casts round
+once, as ir2onnx does.)
+
 OpenVINO's FP16 weight compression (an f16 Const -> Convert f32) keeps the f16 initializer and a
 Cast: the file stays half size, and the Cast is emitted lazily, only when a consumer reads the
 converted tensor (RNN weights reordered at convert time read the Const itself). ConvertLike is
@@ -17,6 +23,8 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import LazyValue, Value
 from ..lowering.registry import lowers
 from ..oracles.conversion import convert_array
+
+_F32 = 1  # onnx.TensorProto.FLOAT
 
 # A Convert of a constant at most this many elements is folded at convert time; bigger ones
 # (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see README.
@@ -44,10 +52,34 @@ def convert(ctx, layer, inputs):
     # a Value, not a bare name: OpenVINO sometimes writes the source precision on the output port
     # of a decompression Convert; destination_type is the truth
     to = ctx.onnx_type(layer, dst)
+    if dst.name in _F8_OVERFLOW:
+        return [Value(ctx.b, dst, x.shape, name=_to_float8(ctx, x, dst, to))]
     if x.is_const:  # lazy: a consumer that reads the Const itself (RNN weights reordered at
         # convert time) leaves no dead Cast and no second copy of the weights in the file
         return [LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))]
     return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=to))]
+
+
+# |x| from which a value rounds past the largest f8 (448: 464 is the tie, kept by round-to-even;
+# 57344: 61440 is the tie, which rounds up to infinity)
+_F8_OVERFLOW = {"f8e4m3": (464.0, False), "f8e5m2": (61440.0, True)}
+
+
+def _to_float8(ctx, x, dst, to) -> str:
+    """Where(|x| > 464 (f8e4m3) / >= 61440 (f8e5m2), x * inf, x) -> Cast(saturate=0): values that
+    round past the largest f8 become NaN (f8e4m3fn has no infinity) or a signed infinity, as
+    OpenVINO's Convert and ONNX's Cast(saturate=0) define it. onnxruntime 1.32's Cast(saturate=0)
+    alone gives 448 for 480 and NaN (not infinity) for f8e5m2 from 61440 up; below the threshold
+    it rounds to nearest even, and inf and NaN it maps as the definition does."""
+    g = ctx.b
+    limit, inclusive = _F8_OVERFLOW[dst.name]
+    src = x.etype.name
+    if src not in ("f16", "f32", "f64"):  # integers, bf16, f8: exact in f32 below the threshold
+        x, src = g.Cast(x, to=_F32), "f32"
+    ftype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[src]
+    big = (g.GreaterOrEqual if inclusive else g.Greater)(g.Abs(x), g.const(ftype(limit), ftype, "f8_limit"))
+    wide = g.Where(big, g.Mul(x, g.const(ftype(np.inf), ftype, "inf")), x)
+    return g.Cast(wide, to=to, saturate=0)
 
 
 @lowers("ConvertLike", "opset1")

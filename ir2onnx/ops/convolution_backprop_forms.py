@@ -116,7 +116,7 @@ def _transform(ctx, w, steps):
                 a = np.flip(a, arg)
             else:
                 a = a.transpose(arg)
-        return b.const_value(np.ascontiguousarray(a), "filters")
+        return b.const_value(np.asarray(a, order="C"), "filters")
     name = w
     for op, arg in steps:
         if op == "reshape":

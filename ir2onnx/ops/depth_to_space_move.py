@@ -199,5 +199,5 @@ def fold(b: Builder, x: Value, src, perm, size, out_shape) -> Value:
     """The movement of a constant, done at convert time."""
     data = np.asarray(x.value())
     src_shape = [math.prod(size[l].static(x.shape) for l in run) for run in src]
-    out = np.ascontiguousarray(data.reshape(src_shape).transpose(perm)).reshape(out_shape)
+    out = np.asarray(data.reshape(src_shape).transpose(perm), order="C").reshape(out_shape)
     return Value(b, x.etype, out.shape, const=out, hint=f"{b.layer_name}_folded")

@@ -126,7 +126,7 @@ def eye9(ctx, layer, inputs):
         lead = [int(d) for d in np.asarray(batch.value()).reshape(-1)] if batch is not None else []
         if int(np.prod(lead + [n, m])) <= FOLD_ELEMENTS:
             mat = np.eye(n, m, k, dtype=np.float64).astype(dst.numpy)
-            return [np.ascontiguousarray(np.broadcast_to(mat, tuple(lead) + (n, m)))]
+            return [np.asarray(np.broadcast_to(mat, tuple(lead) + (n, m)), order="C")]
     g = ctx.b
     n, m = _as_scalar(g, rows), _as_scalar(g, cols)
     zero, one = i64(g, 0, "zero"), i64(g, 1, "one")

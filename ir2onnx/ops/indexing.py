@@ -121,7 +121,11 @@ def _masked_gather(ctx, data: Value, indices: Value, axis: int, rank: int, negat
         axis = b
     if by_index:
         slab = g.Concat(dims_of(g, data, 0, axis), i64(g, [1]), dims_of(g, data, axis + 1), axis=0)
-        zeros = g.ConstantOfShape(slab, value=helper.make_tensor("value", data.etype.onnx, [1], [0]))
+        if data.etype.name in ("f32", "f16", "f64") or data.etype.is_integer or g.opset >= 20:
+            zeros = g.ConstantOfShape(slab, value=helper.make_tensor("value", data.etype.onnx, [1], [0]))
+        else:  # ConstantOfShape takes bf16 and f8 from opset 20: f32 zeros, Cast
+            zeros = g.Cast(g.ConstantOfShape(slab, value=helper.make_tensor("value", 1, [1], [0.0])),
+                           to=data.etype.onnx)
         data = Value(g, data.etype, None, name=g.Concat(data, zeros, axis=axis))
     if b:
         picked = g.GatherND(data, g.Unsqueeze(safe, i64(g, [-1])), batch_dims=b)

@@ -37,7 +37,7 @@ def _swap_last_two(ctx, layer, v, flag: str):
         if moved is not None:
             return moved, shape
     if v.is_const and v.shape is not None and int(np.prod(v.shape)) <= FOLD_ELEMENTS:
-        return ctx.b.const_value(np.ascontiguousarray(np.transpose(v.value(), perm)), hint=f"{layer.name}/{flag}"), shape
+        return ctx.b.const_value(np.asarray(np.transpose(v.value(), perm), order="C"), hint=f"{layer.name}/{flag}"), shape
     return ctx.b.Transpose(v, perm=perm), shape
 
 

@@ -166,3 +166,46 @@ def fake_quantize(ctx, layer, inputs):
     else:
         out = _spec_chain(ctx, x, ranges, levels)
     return [out if etype.name == "f32" else ctx.b.Cast(out, to=out_type)]
+
+
+# -- FakeConvert-13 --------------------------------------------------------------------------------
+_F8_MAX = {"f8e4m3": 448.0, "f8e5m2": 57344.0}
+_F16, _F8 = TensorProto.FLOAT16, {"f8e4m3": TensorProto.FLOAT8E4M3FN, "f8e5m2": TensorProto.FLOAT8E5M2}
+
+
+@lowers("FakeConvert", "opset13")
+def fake_convert(ctx, layer, inputs):
+    """FakeConvert-13 (data, scale, shift?) -> Mul, Sub, Cast(f16), Cast(f32), Max, Min, IsNaN,
+    Where, Cast(f8), Cast(f32), Add, Mul(1/scale) [Cast back for f16/bf16 data].
+
+    The spec: ``y = data * scale - shift``, Convert to the f8 type and back, ``(y + shift) / scale``.
+    OpenVINO's CPU plugin (measured, 2026.4; bit for bit on 10^5 random values of 19 binades per
+    type, scales 1, 3.7 and 0.37 with shift 1.25) computes ``y`` in f32, rounds it to f16, clamps
+    it to the f8 range (saturates: ±448 / ±57344, NaN -> -max), rounds to f8 (nearest even), and
+    multiplies ``y + shift`` by the f32 reciprocal of the scale. The IRs come from NNCF's FP8
+    quantization for OpenVINO, so OpenVINO's arithmetic is the model's: this chain reproduces it.
+    """
+    x, scale = inputs[:2]
+    shift = inputs[2] if len(inputs) > 2 else None
+    name = x.etype.name if x.etype else "?"
+    if name not in ("f32", "f16", "bf16"):
+        raise UnsupportedLayer(layer, f"FakeConvert on {name} is not supported (f32, f16, bf16)")
+    dst = layer.attrs["destination_type"]
+    ctx.require_opset(layer, 19, "FakeConvert (ONNX Cast to float8)")
+    g = ctx.b
+    xf, s = _to_f32(ctx, x), _to_f32(ctx, scale)
+    y = g.Mul(xf, s)
+    if shift is not None:
+        sh = _to_f32(ctx, shift)
+        y = g.Sub(y, sh)
+    y = g.Cast(g.Cast(y, to=_F16), to=_F32)  # OpenVINO's f16 step (overflow: inf, then clamped)
+    top = np.float32(_F8_MAX[dst])
+    clamped = g.Min(g.Max(y, g.const(-top, np.float32, "f8_min")), g.const(top, np.float32, "f8_max"))
+    clamped = g.Where(g.IsNaN(y), g.const(-top, np.float32, "f8_min"), clamped)
+    q = g.Cast(g.Cast(clamped, to=_F8[dst], saturate=1), to=_F32)
+    if shift is not None:
+        q = g.Add(q, sh)
+    inv = (g.const(np.float32(1) / np.asarray(scale.value(), np.float32), np.float32, "inv_scale")
+           if scale.is_const else g.Reciprocal(s))
+    out = g.Mul(q, inv)
+    return [out if name == "f32" else g.Cast(out, to=x.etype.onnx)]

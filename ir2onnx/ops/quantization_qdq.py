@@ -3,7 +3,7 @@
 A FakeQuantize with constant ranges is an 8-bit affine quantization when
 
 * activations: ``levels`` is 256, ``input_low == output_low`` and ``input_high == output_high``,
-  ``il < ih``, the ranges vary along at most one axis, and the zero point ``-il / s`` with
+  ``il < ih``, the ranges are per tensor, and the zero point ``-il / s`` with
   ``s = (ih - il) / 255`` (the kernel's f32 output step) is an integer in [0, 255] (within 1e-3 of
   a level: NNCF aligns ranges so that zero is a level). Then FakeQuantize is
   ``(clamp(round(x/s) + zp, 0, 255) - zp) * s``, QuantizeLinear -> DequantizeLinear (u8, or i8
@@ -21,7 +21,12 @@ A FakeQuantize with constant ranges is an 8-bit affine quantization when
   DequantizeLinear feeds the MatMul / Conv directly, as onnxruntime's int8 fusions require. The output equals the exact
   emulation within one rounding of ``(q - zp)*osc`` vs ``fma(q, osc, ol)``.
 
-Anything else returns None and stays in the exact float emulation. Under ``qdq-symmetric`` a
+Anything else returns None and stays in the exact float emulation. That includes activations
+quantized per channel (ranges ``[1, C, 1, 1]`` after a Convolution, as Open Model Zoo's FP16-INT8
+IRs have them): ONNX's per-axis QuantizeLinear expresses them, but onnxruntime's default graph
+optimizations fuse the Q/DQ around a Conv, AveragePool, GroupConvolution, Sigmoid or MatMul into
+QLinearConv, QLinearAveragePool, QLinearSigmoid or MatMulIntegerToFloat, whose kernels take
+only scalar activation scales and zero points, and the model fails when it runs. Under ``qdq-symmetric`` a
 non-zero zero point does not fit either (counted as not symmetric).
 """
 from __future__ import annotations
@@ -106,7 +111,7 @@ def _per_axis_form(scale, zero, axes):
     if not axes:
         return None, scale.reshape(-1)[0], zero.reshape(-1)[0]
     index = tuple(slice(None) if i == axes[0] else 0 for i in range(scale.ndim))
-    return axes[0], np.ascontiguousarray(scale[index]), np.ascontiguousarray(zero[index])
+    return axes[0], np.asarray(scale[index], order="C"), np.asarray(zero[index], order="C")
 
 
 def _dequantized(ctx, layer, q, scale, zero, movable: bool):
@@ -125,9 +130,9 @@ def _dequantized(ctx, layer, q, scale, zero, movable: bool):
             lo, hi = axes[0], axes[-1]
             flat = (int(np.prod(q.shape[:lo])), int(np.prod(q.shape[lo:hi + 1])), int(np.prod(q.shape[hi + 1:])))
             data, target = q.reshape(flat), q.shape
-            s, z, vary = np.ascontiguousarray(scale).reshape(flat), np.ascontiguousarray(zero).reshape(flat), [1]
+            s, z, vary = np.asarray(scale, order="C").reshape(flat), np.asarray(zero, order="C").reshape(flat), [1]
         axis, s, z = _per_axis_form(s, z, vary)
-        stored = b.add_initializer(np.ascontiguousarray(data).astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
+        stored = b.add_initializer(np.asarray(data, order="C").astype(np.int8), TYPES["i8"], f"{layer.name}_int8")
         inputs = [stored, b.const(s, np.float32, "fq_scale")]
         if np.any(z != 0):
             inputs.append(b.const(z, np.int8, "fq_zero_point"))
@@ -139,8 +144,8 @@ def _dequantized(ctx, layer, q, scale, zero, movable: bool):
         out.transposed = lambda perm: _dequantized(
             ctx, layer, q.transpose(perm), scale.transpose(perm), zero.transpose(perm), False)
         out.reshaped = lambda shape: _dequantized(
-            ctx, layer, q.reshape(shape), np.ascontiguousarray(scale).reshape(shape),
-            np.ascontiguousarray(zero).reshape(shape), False)
+            ctx, layer, q.reshape(shape), np.asarray(scale, order="C").reshape(shape),
+            np.asarray(zero, order="C").reshape(shape), False)
     return out
 
 
@@ -160,6 +165,9 @@ def activations(ctx, layer, x, ranges, levels, kernel_params):
         return None
     axis = _one_axis(len(x.shape), [s, zp])
     if axis is False:
+        return None
+    if axis is not None:  # onnxruntime's int8 kernels take per-tensor activations only
+        _count(ctx, "fq_per_channel_activations")
         return None
     shape = np.broadcast_shapes(s.shape, zp.shape)
     scale = _per_axis(s * np.ones(shape, np.float32), axis, len(x.shape))

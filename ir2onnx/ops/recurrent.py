@@ -92,7 +92,7 @@ def _state(ctx, v: Value):
         value = np.asarray(v.value())
         if not value.any() and not np.signbit(value).any():
             return None
-        return ctx.b.add_initializer(np.ascontiguousarray(value.transpose(1, 0, 2)), v.etype, "initial_state")
+        return ctx.b.add_initializer(np.asarray(value.transpose(1, 0, 2), order="C"), v.etype, "initial_state")
     return ctx.b.Transpose(v, perm=[1, 0, 2])
 
 

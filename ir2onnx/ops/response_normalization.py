@@ -9,9 +9,13 @@ element itself along the others.
 * any other constant axes (or rank, or f64) -> Mul (x^2), Pad (zeros, (size-1)/2 each side of
   every axis), then per axis the sum of ``size`` shifted Slices (the box sum is separable), Mul
   (alpha / size^len(axes)), Add (bias), Pow (beta), Div.
-Even sizes are refused: the spec (a window of size+1), OpenVINO's runtime (size-1, centred) and
-ONNX (size, one more below than above) disagree. Run-time axes are refused (the window is built
-at convert time).
+An even size (only ONNX's LRN writes one: Caffe and TensorFlow sizes are odd, and OpenVINO's
+PyTorch frontend decomposes torch's LocalResponseNorm into Pad and AvgPool) takes ONNX's window,
+[i - floor((size-1)/2), i + ceil((size-1)/2)], one more above than below, through the second form
+(onnxruntime's LRN kernel refuses even sizes). The spec's text and OpenVINO's CPU plugin (a
+centred window of size-1, measured with 2026.4) and torch (one more below) differ; ONNX is the
+framework round trip that writes such a layer (tests/test_response_normalization.py). Run-time
+axes are refused (the window is built at convert time).
 
 GRN-1: y = x / sqrt(sum over channels (axis 1) of x^2 + bias), data of rank 2..4 -> ReduceSumSquare
 (axis 1, keepdims), Add, Sqrt, Div (f16 computed in f32 between two Casts: the sum of squares
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from ..lowering.inputs import const_ints, float_input, known_rank, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import INT64_MAX, i64
@@ -30,11 +34,13 @@ _FLOAT = 1  # TensorProto.FLOAT
 
 
 def _box_sum(g, sq: str, axes: list[int], rank: int, size: int) -> str:
-    """Sum of ``sq`` over the centred box of side ``size`` on ``axes`` (zeros outside)."""
-    half = (size - 1) // 2
-    if half == 0 or not axes:
+    """Sum of ``sq`` over the box of side ``size`` on ``axes`` (zeros outside): (size-1)//2
+    below each element, the rest (one more for an even size) above."""
+    below = (size - 1) // 2
+    above = size - 1 - below
+    if size == 1 or not axes:
         return sq
-    pads = [half if a in axes else 0 for a in range(rank)] * 2
+    pads = [below if a in axes else 0 for a in range(rank)] + [above if a in axes else 0 for a in range(rank)]
     padded = g.Pad(sq, i64(g, pads, "pads"))
     for axis in axes:
         total = None
@@ -59,16 +65,12 @@ def lrn1(ctx, layer, inputs):
     alpha, beta, bias = (float(layer.attrs[k]) for k in ("alpha", "beta", "bias"))
     if size < 1:
         raise InvalidLayer(layer, f"size must be positive, got {size}")
-    if size % 2 == 0:
-        raise UnsupportedLayer(layer, f"an even size ({size}) is not supported: the spec's window "
-                                      "(size+1 elements), OpenVINO's runtime (size-1) and ONNX's "
-                                      "(size, uncentred) disagree")
     g = ctx.b
     et = x.etype
     cast = et.name == "f16"
     work = g.Cast(x, to=_FLOAT) if cast else x.name
     ct = np.float32 if cast else et.numpy
-    if axes == [1] and rank == 4 and et.name in ("f16", "f32"):
+    if axes == [1] and rank == 4 and et.name in ("f16", "f32") and size % 2:  # (onnxruntime: odd only)
         out = g.LRN(work, size=size, alpha=alpha, beta=beta, bias=bias)
     else:
         total = _box_sum(g, g.Mul(work, work), axes, rank, size)

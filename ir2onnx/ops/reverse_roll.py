@@ -51,7 +51,7 @@ def reverse1(ctx, layer, inputs):
     if not axes:
         return [data]
     if _small_const(data):
-        return [np.ascontiguousarray(np.flip(data.value(), tuple(axes)))]
+        return [np.asarray(np.flip(data.value(), tuple(axes)), order="C")]
     g, n = ctx.b, len(axes)
     return [g.Slice(data, i64(g, [-1] * n), i64(g, [INT64_MIN] * n), i64(g, axes), i64(g, [-1] * n))]
 
@@ -133,7 +133,7 @@ def roll7(ctx, layer, inputs):
         out = data.value()
         for a, s in per_axis.items():
             out = np.roll(out, s, axis=a)
-        return [np.ascontiguousarray(out)]
+        return [np.asarray(out, order="C")]
     return [_roll_axes(ctx, data, per_axis)]
 
 

@@ -139,7 +139,7 @@ def strided_slice(ctx, layer, inputs):
         v = x.value()[tuple(slice(s, e if e not in (INT64_MAX, INT64_MIN) else None, t)
                             for s, e, t in zip(starts, ends, steps))]
         v = np.squeeze(v, axis=tuple(squeeze)) if squeeze else v
-        return [np.ascontiguousarray(np.expand_dims(v, tuple(unsqueeze)) if unsqueeze else v)]
+        return [np.asarray(np.expand_dims(v, tuple(unsqueeze)) if unsqueeze else v, order="C")]
     g = ctx.b
     y = _emit_slice(ctx, x, starts, ends, steps, list(range(x.rank)))
     if squeeze:

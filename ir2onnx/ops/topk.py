@@ -6,6 +6,8 @@ mode max/min -> TopK(largest=1/0, sorted=1); sort=index re-sorts the k picked el
 index (TopK of the indices, smallest first, then GatherElements of the values); sort=none keeps
 the value order. onnxruntime breaks ties by the smaller index, which is OpenVINO's stable order.
 Indices are int64 in ONNX: Cast to i32 for index_element_type=i32; f16 data goes through f32.
+Integer types onnxruntime's TopK lacks (i8, i16, u8, u16, u32, u64) are ranked by an int64 key
+in the same order (see ``_order_key``) and their values gathered (GatherElements) at the indices.
 
 TopK-1 and TopK-3 do not define which of equal values are picked or their order (TopK-11 adds
 ``stable``). All three versions give the stable order here (smaller index first, onnxruntime's
@@ -22,7 +24,8 @@ from ..lowering.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64
 
-TYPES = ("f32", "f64", "i32", "i64", "f16")
+TYPES = ("f32", "f64", "i32", "i64", "f16", "i8", "i16", "u8", "u16", "u32", "u64")
+_WIDENED = ("i8", "i16", "u8", "u16", "u32")  # onnxruntime's TopK has no kernel: exact as i64
 
 
 @lowers("TopK", "opset1")
@@ -68,14 +71,28 @@ def topk(ctx, layer, inputs):
     index_type = getattr(layer.attrs["index_element_type"], "name", layer.attrs["index_element_type"])
     if index_type not in ("i32", "i64"):
         raise InvalidLayer(layer, f"index_element_type must be i32 or i64, got {index_type}")
-    data = g.Cast(x, to=1) if name == "f16" else x
+    keyed = name in _WIDENED or name == "u64"
+    data = g.Cast(x, to=1) if name == "f16" else _order_key(ctx, layer, x) if keyed else x
     values, indices = g.TopK(data, k_name, axis=axis, largest=int(layer.attrs["mode"] == "max"),
                              sorted=1, _outputs=2)
     if layer.attrs["sort"] == "index":
         indices, order = g.TopK(indices, k_name, axis=axis, largest=0, sorted=1, _outputs=2)
-        values = g.GatherElements(values, order, axis=axis)
+        values = None if keyed else g.GatherElements(values, order, axis=axis)
+    if keyed:  # the data's own values at the picked indices
+        values = g.GatherElements(x, indices, axis=axis)
     if name == "f16":
         values = g.Cast(values, to=x.etype.onnx)
     if index_type == "i32":
         indices = g.Cast(indices, to=6)
     return [values, indices]
+
+
+def _order_key(ctx, layer, x) -> str:
+    """An int64 tensor in the order of ``x`` for the types onnxruntime's TopK lacks: narrower
+    integers and u32 Cast exactly; u64 with its top bit flipped (BitwiseXor 2^63, opset 18) and
+    Cast, which keeps the two's-complement bits: 0 -> -2^63, 2^64 - 1 -> 2^63 - 1."""
+    g = ctx.b
+    if x.etype.name == "u64":
+        ctx.require_opset(layer, 18, "TopK on u64 (BitwiseXor)")
+        x = g.BitwiseXor(x, g.const(np.uint64(1 << 63), np.uint64, "top_bit"))
+    return g.Cast(x, to=7)

@@ -39,7 +39,7 @@ def transpose(ctx, layer, inputs):
     if rank is None and sorted(order) != list(range(len(order))):
         raise InvalidLayer(layer, f"input_order {order} is not a permutation")
     if x.is_const and x.shape is not None and int(np.prod(x.shape)) <= FOLD_ELEMENTS:
-        return [np.ascontiguousarray(np.transpose(x.value(), order))]
+        return [np.asarray(np.transpose(x.value(), order), order="C")]
     if order == list(range(len(order))):
         return [x]
     return [ctx.b.Transpose(x, perm=order)]
@@ -51,7 +51,7 @@ def shuffle_numpy(x: np.ndarray, axis: int, group: int) -> np.ndarray:
     shape = x.shape
     c = shape[axis]
     y = x.reshape(shape[:axis] + (group, c // group) + shape[axis + 1:])
-    return np.ascontiguousarray(np.swapaxes(y, axis, axis + 1)).reshape(shape)
+    return np.asarray(np.swapaxes(y, axis, axis + 1), order="C").reshape(shape)
 
 
 @lowers("ShuffleChannels", "opset1")

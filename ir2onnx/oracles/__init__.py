@@ -59,7 +59,7 @@ from . import colour  # noqa: F401  NV12toRGB-8, NV12toBGR-8, I420toRGB-8, I420t
 from . import attention  # noqa: F401  ScaledDotProductAttention-13
 from . import recurrent  # noqa: F401  LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4,
 #                                       GRUCell-3, RNNCell
-from . import quantization  # noqa: F401  FakeQuantize
+from . import quantization  # noqa: F401  FakeQuantize, FakeConvert
 from . import roi_align  # noqa: F401  ROIAlign-3/-9
 from . import roi_pooling  # noqa: F401  ROIPooling-2
 from . import psroi_pooling  # noqa: F401  PSROIPooling-1

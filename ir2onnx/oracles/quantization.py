@@ -55,3 +55,28 @@ def fake_quantize(layer, inputs):
         inner = level / steps * (oh - ol) + ol
     out = np.where(low, ol, np.where(high, oh, inner))
     return [out.astype(x.dtype)]
+
+
+@oracle("FakeConvert", "opset13")
+def fake_convert(layer, inputs):
+    """FakeConvert-13 as OpenVINO's CPU plugin computes it (the spec's text divides by the scale and
+    converts without saturation; NNCF writes FakeConvert for OpenVINO, whose arithmetic is the
+    model's): ``y = f32(x * scale - shift)`` rounded to f16, clamped to the f8 type's finite range
+    (NaN -> -max), rounded to f8 (nearest even), then ``(q + shift) * f32(1 / scale)``."""
+    import ml_dtypes
+
+    f8 = {"f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2}[layer.attrs["destination_type"]]
+    x = inputs[0]
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        raise InvalidLayer(layer, "data must be a floating-point tensor")
+    f32 = lambda a: np.asarray(a).astype(np.float32)  # noqa: E731
+    scale = f32(inputs[1])
+    shift = f32(inputs[2]) if len(inputs) > 2 else None
+    top = np.float32(ml_dtypes.finfo(f8).max)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = f32(x) * scale
+        y = (y if shift is None else y - shift).astype(np.float16).astype(np.float32)
+        y = np.where(np.isnan(y), -top, np.clip(y, -top, top))
+        q = y.astype(f8).astype(np.float32)
+        out = (q if shift is None else q + shift) * (np.float32(1) / scale)  # no shift: -0.0 stays
+    return [out.astype(x.dtype)]

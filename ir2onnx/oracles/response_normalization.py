@@ -1,6 +1,8 @@
 """Oracles of the response normalizations from the specs, element by element in float64, rounded
 once to the data type: LRN-1 (each element divided by (bias + alpha / size^len(axes) * the sum of
-squares over the box [i - (size-1)/2, i + (size-1)/2] on every axis in ``axes``)^beta) and GRN-1 (each element
+squares over the box [i - floor((size-1)/2), i + ceil((size-1)/2)] on every axis in ``axes``: for an
+even size one more above than below, as ONNX's LRN defines it, the framework whose LRN gives
+OpenVINO an even size)^beta) and GRN-1 (each element
 divided by sqrt(bias + the sum of squares along the channel axis 1 at its position))."""
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from .elements import as_float64, ints, normalize_axis, positions
 from .registry import oracle
 
@@ -20,14 +22,15 @@ def lrn1(layer, inputs):
     v = as_float64(layer, x)
     picked = {normalize_axis(layer, a, x.ndim) for a in ints(axes)}
     size = int(layer.attrs["size"])
-    if size % 2 == 0:
-        raise UnsupportedLayer(layer, f"even size {size}: the spec, OpenVINO and ONNX windows differ")
+    if size < 1:
+        raise InvalidLayer(layer, f"size must be positive, got {size}")
     alpha, beta, bias = (float(layer.attrs[k]) for k in ("alpha", "beta", "bias"))
-    half = (size - 1) // 2
+    below = (size - 1) // 2  # an even size: one more above than below (ONNX's LRN)
+    above = size - 1 - below
     scale = alpha / size ** len(picked)
     out = np.empty(v.shape, np.float64)
     for pos in positions(v.shape):
-        ranges = [range(max(0, p - half), min(d, p + half + 1)) if i in picked else [p]
+        ranges = [range(max(0, p - below), min(d, p + above + 1)) if i in picked else [p]
                   for i, (p, d) in enumerate(zip(pos, v.shape))]
         total = math.fsum(v[src] * v[src] for src in itertools.product(*ranges))
         out[pos] = v[pos] / (bias + scale * total) ** beta

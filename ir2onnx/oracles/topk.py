@@ -35,7 +35,8 @@ def topk11(layer, inputs):
     others = [range(d) if i != axis else [None] for i, d in enumerate(x.shape)]
     for pos in itertools.product(*others):
         at = [tuple(j if p is None else p for p in pos) for j in range(x.shape[axis])]
-        order = sorted(range(len(at)), key=lambda j: ((-x[at[j]] if largest else x[at[j]]), j))[:k]
+        # Python numbers: numpy's -x wraps unsigned integers around
+        order = sorted(range(len(at)), key=lambda j: ((-x[at[j]].item() if largest else x[at[j]].item()), j))[:k]
         if layer.attrs["sort"] == "index":
             order = sorted(order)
         for slot, j in enumerate(order):

@@ -38,7 +38,23 @@ def _reversed_range(ops):
     return [(ops.fake_quantize(x, _c(ops, 1.0), _c(ops, -1.0), _c(ops, -2.0), _c(ops, 2.0), 16), "y")], [x]
 
 
+def _fake_convert(dst, shift):
+    def build(ops):
+        x = param(ops, [2, 6])
+        scale = _c(ops, np.array([[0.5], [3.7]]))
+        return [(ops.fake_convert(x, scale, _c(ops, [[0.25], [-1.5]]) if shift else None, dst), "y")], [x]
+    return build
+
+
+FC = ("FakeConvert", "opset13")
+_FC_X = np.array([[0.1, -2.3, 600.0, -1e4, 7.77, 0.0], [1.3, 1e5, -0.011, 123.0, np.nan, -np.inf]], np.float32)
+
+
 CASES = [
+    Case("fakeconvert/f8e4m3-scale", FC, ov_build(_fake_convert("f8e4m3", False)), exact=False, min_opset=19,
+         inputs={"x": _FC_X}, source="FakeConvert-13: f8e4m3 saturates (±448; NaN -> -448), per-row scales"),
+    Case("fakeconvert/f8e5m2-scale-shift", FC, ov_build(_fake_convert("f8e5m2", True)), exact=False, min_opset=19,
+         inputs={"x": _FC_X}),
     Case("fakequantize/per-tensor-ties", FQ, ov_build(_per_tensor), exact=False,
          inputs={"x": (np.arange(48, dtype=np.float32).reshape(1, 3, 4, 4) - 8) / 8},
          expect={"y": lambda f: np.clip(np.rint(f["x"]), 0, 4) * 10}),

@@ -29,8 +29,9 @@ def _graph(model, weights) -> Graph:
     return load_ir(model, weights)
 
 
-def _lowered(graph: Graph, opset, quantized, compressed_weights, rename) -> Converted:
-    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
+def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, shapes=None) -> Converted:
+    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
+                         shapes=shapes)
     if rename:
         from .rename import rename_io
 
@@ -40,7 +41,8 @@ def _lowered(graph: Graph, opset, quantized, compressed_weights, rename) -> Conv
 
 def convert(model, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
-            compressed_weights: str = "dequantize", rename: dict[str, str] | None = None) -> onnx.ModelProto:
+            compressed_weights: str = "dequantize", rename: dict[str, str] | None = None,
+            shapes: dict[str, tuple[int, ...]] | None = None) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
@@ -58,8 +60,13 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
     default) or unpacked to floats (``"unpack"``). ``rename={old: new}`` renames inputs and
     outputs (:mod:`ir2onnx.rename`).
+
+    ``shapes``: ``{input name: dims}`` fixes those inputs' dims (for a model deployed at one
+    shape): the dims propagate through the graph and its shape arithmetic folds to constants
+    (:mod:`ir2onnx.lowering.fixed_shapes`). An unknown name, another rank or a dim that
+    contradicts a static one raises Ir2OnnxError.
     """
-    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename)
+    conv = _lowered(_graph(model, weights), opset, quantized, compressed_weights, rename, shapes)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
         verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
@@ -70,13 +77,15 @@ def convert_file(model, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
                  compressed_weights: str = "dequantize", summary: list | None = None,
-                 rename: dict[str, str] | None = None) -> Path:
+                 rename: dict[str, str] | None = None,
+                 shapes: dict[str, tuple[int, ...]] | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB. ``quantized`` and ``compressed_weights`` as in :func:`convert`;
+    only for models over 2 GiB. ``quantized``, ``compressed_weights``, ``rename`` and ``shapes``
+    as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
@@ -87,16 +96,17 @@ def convert_file(model, output: str | os.PathLike | None = None,
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
                  quantized=quantized, compressed_weights=compressed_weights, summary=summary,
-                 rename=rename)[0]
+                 rename=rename, shapes=shapes)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
           compressed_weights: str = "dequantize", summary: list | None = None,
-          rename: dict[str, str] | None = None) -> tuple[Path, Converted]:
+          rename: dict[str, str] | None = None,
+          shapes: dict[str, tuple[int, ...]] | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename, shapes)
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import Ir2OnnxError
-from .feed_args import add_feed_args, parse_feeds
+from .feed_args import add_feed_args, parse_feeds, parse_shapes
 from .version import __version__
 
 EXIT_BAD_INPUT = 2
@@ -50,6 +50,9 @@ def _add_convert(sub) -> None:
     p.add_argument("--no-verify", action="store_true",
                    help="do not create an onnxruntime CPU session to verify the file (for very "
                         "large models: the session loads every weight)")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
+                   help="fix the dims of input NAME, e.g. x=1,3,224,224 (repeatable; for a model "
+                        "deployed at one shape: the dims propagate and shape arithmetic folds)")
     p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
                    help="rename a model input or output (repeatable)")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -139,7 +142,8 @@ def cmd_convert(args) -> int:
     with os_errors(f"write '{out}'", name_file=False):
         _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
                              verify=not args.no_verify, quantized=args.quantized,
-                             compressed_weights=args.compressed_weights, summary=summary, rename=rename)
+                             compressed_weights=args.compressed_weights, summary=summary, rename=rename,
+                             shapes=parse_shapes(args.shape))
     if args.quiet:
         return 0
     for line in summary + summary_lines(converted.model, converted.tensors):
@@ -167,7 +171,8 @@ def _convert_many(args) -> int:
     jobs = jobs_for(args.model, args.output)
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
                    verify=not args.no_verify, quantized=args.quantized,
-                   compressed_weights=args.compressed_weights, rename=parse_renames(args.rename))
+                   compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),
+                   shapes=parse_shapes(args.shape))
     outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
     print(table(outcomes))
     return 0 if all(o.status == "ok" for o in outcomes) else EXIT_BAD_INPUT

@@ -12,7 +12,7 @@ from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, U
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
-from . import declared, decompression
+from . import declared, decompression, fixed_shapes
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -116,7 +116,8 @@ QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
-                  compressed_weights: str = "dequantize") -> Converted:
+                  compressed_weights: str = "dequantize",
+                  shapes: dict[str, tuple[int, ...]] | None = None) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -128,7 +129,9 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
-    (``"unpack"``)."""
+    (``"unpack"``). ``shapes`` fixes the dims of the named inputs (tensor or Parameter names),
+    and the ports downstream are re-inferred so that shape subgraphs fold
+    (:mod:`.fixed_shapes`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
@@ -139,9 +142,16 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
+    graph = fixed_shapes.fix_inputs(graph, shapes or {})
 
     def lower(at: int) -> Converted:
-        return _lower(graph, at, quantized, compressed_weights)
+        g = graph
+        for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
+            conv, refined = _lower(g, at, quantized, compressed_weights, refine=bool(shapes))
+            if refined is None:
+                break
+            g = refined
+        return conv
 
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
@@ -179,8 +189,11 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
     return many
 
 
-def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) -> Converted:
-    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
+def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str,
+           refine: bool = False) -> tuple[Converted, Graph | None]:
+    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
+    With ``refine``, also the graph with the output ports' dims that ONNX inference over the
+    result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights)
@@ -193,6 +206,7 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) ->
             ctx.state_outputs[var] = b.value_info(var + ".new", v.etype, v.shape)
     outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, then the variables'
     outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
+    refined = fixed_shapes.refine(graph, b, values, outputs) if refine else None
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
@@ -203,7 +217,7 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str) ->
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(_all_layers(graph)))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, b.tensors, node_layers, _summary(ctx.stats))
+    return Converted(model, b.tensors, node_layers, _summary(ctx.stats)), refined
 
 
 def _decompression(graph: Graph, mode: str):

@@ -59,7 +59,7 @@ def _binary(ctx, layer, inputs, onnx_op: str, fold):
 @lowers("Add", "opset1")
 def add(ctx, layer, inputs):
     """Add-1 -> Add (folded for small constants; absorbed by a producer that offers ``absorb_add``,
-    e.g. a ConvTranspose taking the bias)."""
+    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta)."""
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
@@ -81,7 +81,16 @@ def subtract(ctx, layer, inputs):
 
 @lowers("Multiply", "opset1")
 def multiply(ctx, layer, inputs):
-    """Multiply-1 -> Mul."""
+    """Multiply-1 -> Mul (absorbed by a producer that offers ``absorb_mul``, e.g. a
+    LayerNormalization taking gamma as its scale)."""
+    a, b = inputs
+    _check_operands(layer, a, b)
+    if not foldable(a, b):
+        for x, other in ((a, b), (b, a)):
+            absorb = getattr(x, "absorb_mul", None)
+            merged = absorb(other) if absorb is not None else None
+            if merged is not None:
+                return [merged]
     return _binary(ctx, layer, inputs, "Mul", np.multiply)
 
 

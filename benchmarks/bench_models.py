@@ -33,6 +33,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -166,6 +167,9 @@ def run_one(name: str, quick: bool, threads: int) -> dict:
     res["rounds"] = n
     res["ms"] = {k: v[0] * 1e3 for k, v in timed.items()}
     res["vs_ov"] = {k: v[1] for k, v in timed.items()}
+    res["vs_ov_fastest"] = {k: v[2] for k, v in timed.items()}
+    del runners, req, compiled
+    shutil.rmtree(tmp, ignore_errors=True)
     return res
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import Value
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
 from ..lowering.integer_power import integer_power_chain
@@ -48,12 +49,24 @@ def _fold(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out.astype(a.dtype, copy=False)
 
 
+def _scalars(a, b):
+    """The operands with a one-element constant of rank <= the other's made 0-d: the result's
+    shape is the same, and onnxruntime's fusions (SimplifiedLayerNormalization's epsilon,
+    Gelu's constants) read their constants as scalars."""
+    def scalar(c, other):
+        if (c.is_const and c.shape is not None and len(c.shape) > 0 and other.shape is not None
+                and len(c.shape) <= len(other.shape) and all(d == 1 for d in c.shape)):
+            return Value(c._b, c.etype, (), const=np.asarray(c.value()).reshape(()), hint=c._hint)
+        return c
+    return scalar(a, b), scalar(b, a)
+
+
 def _binary(ctx, layer, inputs, onnx_op: str, fold):
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
         return [_fold(fold, a.value(), b.value())]
-    return [ctx.b.op(onnx_op, a, b)]
+    return [ctx.b.op(onnx_op, *_scalars(a, b))]
 
 
 @lowers("Add", "opset1")
@@ -70,7 +83,7 @@ def add(ctx, layer, inputs):
             merged = absorb(other)
             if merged is not None:
                 return [merged]
-    return [ctx.b.Add(a, b)]
+    return [ctx.b.Add(*_scalars(a, b))]
 
 
 @lowers("Subtract", "opset1")
@@ -210,4 +223,4 @@ def power(ctx, layer, inputs):
         return [integer_power_chain(ctx.b, a, b)]
     if a.etype.name not in FLOAT_TYPES:
         raise UnsupportedLayer(layer, f"Power on element type {a.etype.name} is not supported")
-    return [ctx.b.Pow(a, b)]
+    return [ctx.b.Pow(*_scalars(a, b))]

@@ -24,8 +24,9 @@ its own:
   (``SessionOptions.optimized_model_filepath``); "fusions" lists the op types onnxruntime's
   optimizer (and the transformers optimizer) made that the ONNX did not have.
 
-``--quick`` times fewer and shorter blocks. The ratios are medians of per-round ratios; on a
-machine shared with other work read them with their spread (printed as min/max over rounds).
+``--quick`` times fewer and shorter blocks. Each ratio is printed as "median / fastest": the
+median over rounds of the ratio of block medians, and the ratio of the fastest single runs (on
+a machine shared with other work the fastest runs are the ones least disturbed).
 """
 from __future__ import annotations
 
@@ -72,9 +73,12 @@ def export_torch(spec, path: str, dynamo: bool, dynamic: bool) -> None:
     names = list(spec.inputs)
     args = tuple(spec.inputs.values())
     kw = dict(input_names=names, output_names=["out"])
-    if dynamic:
+    if dynamic and not dynamo:
         kw["dynamic_axes"] = {n: dict(a) for n, a in spec.dynamic.items()}
     if dynamo:
+        if dynamic:  # positional, in input order (model_zoo's wrappers take *args)
+            kw["dynamic_shapes"] = tuple({a: torch.export.Dim.DYNAMIC for a in spec.dynamic.get(n, {})}
+                                         for n in names)
         torch.onnx.export(spec.module, args, path, dynamo=True, external_data=False, **kw)
     else:
         torch.onnx.export(spec.module, args, path, dynamo=False, opset_version=17, **kw)
@@ -162,7 +166,7 @@ def run_one(name: str, quick: bool, threads: int) -> dict:
         os.remove(opt)
         sess = ort_session(path, threads)
         runners[key] = (lambda s: lambda: s.run(None, feeds))(sess)
-    rounds, budget, block, settle = (3, 15.0, 8, 4) if quick else (8, 60.0, 20, 10)
+    rounds, budget, block, settle = (4, 25.0, 8, 4) if quick else (8, 60.0, 20, 10)
     timed, n = measure(runners, rounds, budget, block=block, settle=settle)
     res["rounds"] = n
     res["ms"] = {k: v[0] * 1e3 for k, v in timed.items()}
@@ -185,7 +189,7 @@ def _fmt(x) -> str:
 def table(results: list[dict]) -> str:
     """Markdown tables: ratios, latencies, node counts and fusions."""
     rows = ["| model | dyn: ir2onnx / best export | static: ir2onnx --shape / best static export | "
-            "ir2onnx / OpenVINO (dyn, static) | +tf: ir2onnx / TorchScript (dyn, static) |",
+            "ir2onnx / OpenVINO (dyn; static) | +tf: ir2onnx / TorchScript (dyn; static) |",
             "|---|---|---|---|---|"]
     lat = ["| model | " + " | ".join(["OpenVINO", "ir2onnx", "ir2onnx static", "torchscript", "torchscript static",
                                         "dynamo", "dynamo static", "ir2onnx +tf", "torchscript +tf"]) + " |",
@@ -197,17 +201,20 @@ def table(results: list[dict]) -> str:
         if "vs_ov" not in r:
             rows.append(f"| {r['model']} | failed: {r.get('failed', '?')} | | | |")
             continue
-        v = r["vs_ov"]
+        med, fast = r["vs_ov"], r.get("vs_ov_fastest", {})
 
-        def ratio(a, keys):
+        def pair(a, b):  # "median ratio / fastest-runs ratio" of a to b
+            m = f"{med[a] / med[b]:.2f}" if a in med and b in med else "-"
+            return m + (f" / {fast[a] / fast[b]:.2f}" if a in fast and b in fast else "")
+
+        def vs_best(a, keys):
             b = _best(r, keys)
-            return (f"{v[a] / b[1]:.2f} ({b[0]})" if a in v and b else "-")
+            return f"{pair(a, b[0])} ({b[0]})" if b and a in med else "-"
 
-        tf = [f"{v[a] / v[b]:.2f}" if a in v and b in v else "-"
-              for a, b in (("ir2onnx +tf", "torchscript +tf"), ("ir2onnx static +tf", "torchscript static +tf"))]
-        rows.append(f"| {r['model']} | {ratio('ir2onnx', ['torchscript', 'dynamo'])} | "
-                    f"{ratio('ir2onnx static', ['torchscript static', 'dynamo static'])} | "
-                    f"{_fmt(v.get('ir2onnx'))}, {_fmt(v.get('ir2onnx static'))} | {tf[0]}, {tf[1]} |")
+        rows.append(f"| {r['model']} | {vs_best('ir2onnx', ['torchscript', 'dynamo'])} | "
+                    f"{vs_best('ir2onnx static', ['torchscript static', 'dynamo static'])} | "
+                    f"{pair('ir2onnx', 'openvino')}; {pair('ir2onnx static', 'openvino')} | "
+                    f"{pair('ir2onnx +tf', 'torchscript +tf')}; {pair('ir2onnx static +tf', 'torchscript static +tf')} |")
         ms = r["ms"]
         lat.append(f"| {r['model']} | " + " | ".join(_fmt(ms.get(k)) for k in (
             "openvino", "ir2onnx", "ir2onnx static", "torchscript", "torchscript static", "dynamo",

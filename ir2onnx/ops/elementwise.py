@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.builder import Value
+from ..lowering.builder import LazyValue, Value
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
 from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
 
 _INT32 = 6  # TensorProto.INT32
+TRIM_ELEMENTS = 1 << 16  # larger constants keep their shape (and their bytes stay in the .bin)
 
 
 def _check_operands(layer, a, b) -> None:
@@ -50,15 +51,41 @@ def _fold(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _scalars(a, b):
-    """The operands with a one-element constant of rank <= the other's made 0-d: the result's
-    shape is the same, and onnxruntime's fusions (SimplifiedLayerNormalization's epsilon,
-    Gelu's constants) read their constants as scalars."""
-    def scalar(c, other):
-        if (c.is_const and c.shape is not None and len(c.shape) > 0 and other.shape is not None
-                and len(c.shape) <= len(other.shape) and all(d == 1 for d in c.shape)):
-            return Value(c._b, c.etype, (), const=np.asarray(c.value()).reshape(()), hint=c._hint)
-        return c
-    return scalar(a, b), scalar(b, a)
+    """The operands with the leading 1-dims of a constant dropped where its rank is at most the
+    other's (the result's shape is the same): a one-element constant becomes a scalar, [1, 1, C]
+    becomes [C]. onnxruntime's fusions read epsilon and Gelu constants as scalars and
+    SimplifiedLayerNormalization's scale as a 1-D tensor."""
+    def trimmed(c, other):
+        if (not c.is_const or c.shape is None or other.shape is None or len(c.shape) > len(other.shape)
+                or int(np.prod(c.shape)) > TRIM_ELEMENTS):
+            return c
+        lead = next((i for i, d in enumerate(c.shape) if d != 1), len(c.shape))
+        if lead == 0:
+            return c
+        shape = tuple(c.shape[lead:])
+        return Value(c._b, c.etype, shape, const=lambda: np.asarray(c.value()).reshape(shape), hint=c._hint)
+    return trimmed(a, b), trimmed(b, a)
+
+
+def _broadcast(a, b):
+    """numpy broadcasting of two partial shapes (None: unknown)."""
+    if a.shape is None or b.shape is None:
+        return None
+    sa, sb = a.shape, b.shape
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    return tuple(x if y == 1 else y if x == 1 else x if x is not None else y for x, y in zip(sa, sb))
+
+
+def _reciprocal(ctx, a, b):
+    """1 / b as a value that a following Multiply(x, 1 / b) takes as Div(x, b): OpenVINO writes
+    rsqrt as Divide(1, Sqrt), and onnxruntime's SimplifiedLayerNormalization fusion (RMSNorm)
+    looks for Div(x, Sqrt(...)). One rounding instead of two."""
+    g = ctx.b
+    out = LazyValue(g, b.etype, _broadcast(a, b), lambda: g.Div(*_scalars(a, b)))
+    out.absorb_mul = lambda other: (Value(g, b.etype, _broadcast(other, out), name=g.Div(other, b))
+                                    if other.etype == b.etype else None)
+    return out
 
 
 def _binary(ctx, layer, inputs, onnx_op: str, fold):
@@ -115,6 +142,9 @@ def divide(ctx, layer, inputs):
     division is Floor(Divide), whose Floor floor-divides the operands (:mod:`ir2onnx.ir.idioms`)."""
     a, b = inputs
     _check_operands(layer, a, b)
+    if (not a.etype.is_integer and a.is_const and not b.is_const and a.shape is not None
+            and int(np.prod(a.shape)) == 1 and float(np.asarray(a.value()).reshape(())) == 1.0):
+        return [_reciprocal(ctx, a, b)]
     if not a.etype.is_integer:
         return _binary(ctx, layer, inputs, "Div", np.divide)
     if foldable(a, b):

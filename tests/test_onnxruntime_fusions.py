@@ -90,3 +90,31 @@ def test_gelu_fuses(tmp_path, mode):
     types = _optimized_types(convert(xml), tmp_path)
     assert ("FastGelu" if mode == "tanh" else "Gelu") in types and "Tanh" not in types
     _agrees(xml, {"x": rng.standard_normal((2, 5, C)).astype(np.float32) * 2})
+
+
+@pytest.mark.parametrize("keep", [True, False])
+@pytest.mark.parametrize("shape", [(2, 8, 5, 7), (1, 8, 3, 4, 5), (None, 8, None, None)])
+def test_spatial_mean_is_global_average_pool(tmp_path, shape, keep):
+    """ReduceMean over every axis after [N, C] (adaptive average pooling to 1, squeeze-excite
+    blocks) -> GlobalAveragePool, which onnxruntime keeps in its NCHWc layout after a Conv."""
+    rng = np.random.default_rng(4)
+    rank = len(shape)
+    x = ov_parameter(shape, np.float32, "x")
+    w = ops.constant(rng.standard_normal((8, 8) + (3,) * (rank - 2)).astype(np.float32) * 0.2)
+    h = ops.convolution(x, w, [1] * (rank - 2), [1] * (rank - 2), [1] * (rank - 2), [1] * (rank - 2))
+    m = ops.reduce_mean(h, ops.constant(np.arange(2, rank) - (rank if keep else 0)), keep)
+    xml = ov_save(tmp_path / "gap.xml", ops.multiply(h, m) if keep else m, [x])
+    model = convert(xml)
+    assert "GlobalAveragePool" in [n.op_type for n in model.graph.node]
+    assert "ReduceMean" not in [n.op_type for n in model.graph.node]
+    static = tuple(d or 6 for d in shape)
+    _agrees(xml, {"x": rng.standard_normal(static).astype(np.float32)})
+    if rank == 4 and keep and shape[0]:
+        assert "GlobalAveragePool" in _optimized_types(model, tmp_path)  # nchwc's, beside the Conv
+
+
+def test_rank3_mean_stays_reduce_mean(tmp_path):
+    """[B, S, H] over H is a transformer's mean, not pooling: it stays ReduceMean."""
+    x = ov_parameter((2, 5, C), np.float32, "x")
+    xml = ov_save(tmp_path / "m.xml", ops.reduce_mean(x, ops.constant(np.array([-1])), True), [x])
+    assert [n.op_type for n in convert(xml).graph.node] == ["ReduceMean", "Identity"]

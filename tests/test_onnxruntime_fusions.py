@@ -118,3 +118,28 @@ def test_rank3_mean_stays_reduce_mean(tmp_path):
     x = ov_parameter((2, 5, C), np.float32, "x")
     xml = ov_save(tmp_path / "m.xml", ops.reduce_mean(x, ops.constant(np.array([-1])), True), [x])
     assert [n.op_type for n in convert(xml).graph.node] == ["ReduceMean", "Identity"]
+
+
+@pytest.mark.parametrize("cshape", [(1, 8, 1, 1), (8, 1, 1), (1, 1, 1, 1)])
+def test_per_channel_scale_and_shift_is_batch_normalization(tmp_path, cshape):
+    """BatchNorm that OpenVINO cannot fold into a convolution (BN -> ReLU -> Conv, DenseNet):
+    Multiply and Add by [1, C, 1, 1] constants -> BatchNormalization (mean 0, var 1, eps 0), which
+    onnxruntime keeps in its NCHWc layout instead of reordering out and back."""
+    rng = np.random.default_rng(5)
+    x = ov_parameter((None, 8, 6, 6), np.float32, "x")
+    w = ops.constant(rng.standard_normal((8, 8, 3, 3)).astype(np.float32) * 0.2)
+    h = ops.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1])
+    y = ops.add(ops.multiply(h, _const(rng, *cshape, shift=1)), _const(rng, 1, 8, 1, 1))
+    out = ops.convolution(ops.relu(y), w, [1, 1], [1, 1], [1, 1], [1, 1])
+    xml = ov_save(tmp_path / "bn.xml", out, [x])
+    types = [n.op_type for n in convert(xml).graph.node]
+    assert "BatchNormalization" in types and "Mul" not in types
+    _agrees(xml, {"x": rng.standard_normal((2, 8, 6, 6)).astype(np.float32)})
+
+
+def test_per_channel_scale_without_shift_stays_mul(tmp_path):
+    rng = np.random.default_rng(6)
+    x = ov_parameter((2, 8, 6, 6), np.float32, "x")
+    xml = ov_save(tmp_path / "s.xml", ops.multiply(x, _const(rng, 1, 8, 1, 1)), [x])
+    assert [n.op_type for n in convert(xml).graph.node] == ["Mul", "Identity"]
+    _agrees(xml, {"x": rng.standard_normal((2, 8, 6, 6)).astype(np.float32)})

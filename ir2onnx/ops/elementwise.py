@@ -17,6 +17,7 @@ from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
 from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
+from .channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
 TRIM_ELEMENTS = 1 << 16  # larger constants keep their shape (and their bytes stay in the .bin)
@@ -131,6 +132,10 @@ def multiply(ctx, layer, inputs):
             merged = absorb(other) if absorb is not None else None
             if merged is not None:
                 return [merged]
+        for x, other in ((a, b), (b, a)):
+            lazy = scaled(ctx, x, other) if not x.is_const else None
+            if lazy is not None:  # a following per-channel Add makes it a BatchNormalization
+                return [lazy]
     return _binary(ctx, layer, inputs, "Mul", np.multiply)
 
 

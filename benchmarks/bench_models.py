@@ -111,7 +111,13 @@ def run_one(name: str, quick: bool, threads: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
     xml = tmp / "model.xml"
     t = time.perf_counter()
-    ovm = ov.convert_model(spec.module, example_input=tuple(spec.inputs.values()))
+    example = tuple(spec.inputs.values())
+    try:
+        ovm = ov.convert_model(spec.module, example_input=example)
+    except Exception:  # noqa: BLE001  ViT: "Tracing failed sanity checks"; OpenVINO's message
+        # suggests passing a TorchScript module traced by the user, as done here
+        res["errors"]["IR"] = "convert_model failed its trace check; IR from torch.jit.trace(check_trace=False)"
+        ovm = ov.convert_model(torch.jit.trace(spec.module, example, check_trace=False), example_input=example)
     for port, n in zip(ovm.inputs, spec.inputs):
         port.get_tensor().set_names({n})
     ov.save_model(ovm, str(xml))

@@ -57,13 +57,16 @@ def _scalars(a, b):
     becomes [C]. onnxruntime's fusions read epsilon and Gelu constants as scalars and
     SimplifiedLayerNormalization's scale as a 1-D tensor."""
     def trimmed(c, other):
-        if (not c.is_const or c.shape is None or other.shape is None or len(c.shape) > len(other.shape)
-                or int(np.prod(c.shape)) > TRIM_ELEMENTS):
+        if c.shape is None or other.shape is None or len(c.shape) > len(other.shape) or None in c.shape:
             return c
         lead = next((i for i, d in enumerate(c.shape) if d != 1), len(c.shape))
         if lead == 0:
             return c
         shape = tuple(c.shape[lead:])
+        if not c.is_const:  # a Cast of a constant (an f16 weight) that can take another shape
+            return (getattr(c, "reshaped", None) or (lambda s: None))(shape) or c
+        if int(np.prod(c.shape)) > TRIM_ELEMENTS:
+            return c
         return Value(c._b, c.etype, shape, const=lambda: np.asarray(c.value()).reshape(shape), hint=c._hint)
     return trimmed(a, b), trimmed(b, a)
 

@@ -30,9 +30,9 @@ def _graph(model, weights) -> Graph:
     return load_ir(model, weights)
 
 
-def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precision) -> Converted:
+def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
-                         precision=precision)
+                         precision=precision, shapes=shapes)
     if rename:
         from .rename import rename_io
 
@@ -43,7 +43,7 @@ def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precisi
 def convert(model, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
             compressed_weights: str = "dequantize", rename: dict[str, str] | None = None,
-            precision: str = "f32") -> onnx.ModelProto:
+            precision: str = "f32", shapes: dict[str, tuple[int, ...]] | None = None) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
@@ -69,9 +69,14 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     ``"f32"`` (the default: FP16 IRs computed in f32 as OpenVINO's CPU plugin does, f16 weights
     kept f16 in the file; IR v10 f16 inputs and outputs become f32), ``"f16"`` (for CUDA and
     TensorRT; normalisations, reductions, Softmax, Exp ... stay f32) or ``"ir"`` (the literal types).
+
+    ``shapes``: ``{input name: dims}`` fixes those inputs' dims (for a model deployed at one
+    shape): the dims propagate through the graph and its shape arithmetic folds to constants
+    (:mod:`ir2onnx.lowering.fixed_shapes`). An unknown name, another rank or a dim that
+    contradicts a static one raises Ir2OnnxError.
     """
     graph = _graph(model, weights)
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
     document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
@@ -83,13 +88,15 @@ def convert_file(model, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
                  compressed_weights: str = "dequantize", summary: list | None = None,
-                 rename: dict[str, str] | None = None, precision: str = "f32") -> Path:
+                 rename: dict[str, str] | None = None, precision: str = "f32",
+                 shapes: dict[str, tuple[int, ...]] | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it and running it once (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB. ``quantized``, ``compressed_weights`` and ``precision`` as in :func:`convert`;
+    only for models over 2 GiB. ``quantized``, ``compressed_weights``, ``rename``, ``precision``
+    and ``shapes`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
@@ -100,16 +107,17 @@ def convert_file(model, output: str | os.PathLike | None = None,
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
                  quantized=quantized, compressed_weights=compressed_weights, summary=summary,
-                 rename=rename, precision=precision)[0]
+                 rename=rename, precision=precision, shapes=shapes)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
           compressed_weights: str = "dequantize", summary: list | None = None,
-          rename: dict[str, str] | None = None, precision: str = "f32") -> tuple[Path, Converted]:
+          rename: dict[str, str] | None = None, precision: str = "f32",
+          shapes: dict[str, tuple[int, ...]] | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision)
+    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
     document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)

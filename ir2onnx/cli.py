@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import Ir2OnnxError
-from .feed_args import add_feed_args, add_precision_arg, parse_feeds
+from .feed_args import add_feed_args, add_precision_arg, parse_feeds, parse_shapes
 from .version import __version__
 
 EXIT_BAD_INPUT = 2
@@ -54,6 +54,9 @@ def _add_convert(sub) -> None:
                    help="do not verify the file by creating an onnxruntime CPU session and "
                         "running it once on generated inputs (for very large models: the session "
                         "loads every weight)")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
+                   help="fix the dims of input NAME, e.g. x=1,3,224,224 (repeatable; for a model "
+                        "deployed at one shape: the dims propagate and shape arithmetic folds)")
     p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
                    help="rename a model input or output (repeatable)")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -166,7 +169,7 @@ def cmd_convert(args) -> int:
         _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
                              verify=not args.no_verify, quantized=args.quantized,
                              compressed_weights=args.compressed_weights, summary=summary, rename=rename,
-                             precision=args.precision)
+                             precision=args.precision, shapes=parse_shapes(args.shape))
     if args.quiet:
         return 0
     for line in summary + summary_lines(converted.model, converted.tensors):
@@ -200,7 +203,8 @@ def _convert_many(args) -> int:
     jobs = jobs_for(args.model, args.output)
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
                    verify=not args.no_verify, quantized=args.quantized,
-                   compressed_weights=args.compressed_weights, rename=parse_renames(args.rename))
+                   compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),
+                   shapes=parse_shapes(args.shape))
     outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
     print(table(outcomes))
     return 0 if all(o.status == "ok" for o in outcomes) else EXIT_BAD_INPUT

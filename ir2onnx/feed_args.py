@@ -18,9 +18,7 @@ def add_feed_args(p) -> None:
 
 def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]]:
     """``--input NAME=FILE.npy`` and ``--shape NAME=DIMS`` into dicts."""
-    from .runtime import parse_dims_arg
-
-    given, shapes = {}, {}
+    given = {}
     for item in args.input:
         name, sep, path = item.partition("=")
         if not sep or not name:
@@ -29,12 +27,20 @@ def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]
             given[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise Ir2OnnxError(f"--input {name}: cannot read '{path}': {e}") from None
-    for item in args.shape:
+    return given, parse_shapes(args.shape)
+
+
+def parse_shapes(items: list[str]) -> dict[str, tuple[int, ...]]:
+    """``--shape NAME=DIMS`` items (of ``run``, ``check`` and ``convert``) into a dict."""
+    from .runtime import parse_dims_arg
+
+    shapes = {}
+    for item in items:
         name, sep, dims = item.partition("=")
         if not sep or not name:
             raise Ir2OnnxError(f"--shape '{item}': expected NAME=DIMS such as x=1,3,224,224")
         shapes[name] = parse_dims_arg(dims)
-    return given, shapes
+    return shapes
 
 
 PRECISIONS = ("f32", "f16", "ir")

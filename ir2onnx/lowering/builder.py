@@ -111,6 +111,8 @@ class Value:
         # Set by a lowering whose output can absorb a following Add exactly (ConvTranspose bias):
         # absorb_add(other: Value) -> Value | None, called by the Add lowering before emitting Add.
         self.absorb_add: Callable[["Value"], "Value | None"] | None = None
+        # ... and a following Multiply (LayerNormalization's scale): absorb_mul(other) -> Value | None.
+        self.absorb_mul: Callable[["Value"], "Value | None"] | None = None
         # Set by a lowering that can produce its output transposed at no cost (a quantized weight
         # stored transposed): transposed(perm) -> Value | None, called by MatMul's transpose_b.
         self.transposed: Callable[[list[int]], "Value | None"] | None = None

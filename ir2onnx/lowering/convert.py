@@ -12,7 +12,7 @@ from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, U
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
-from . import declared, decompression, precision as precision_pass
+from . import declared, decompression, fixed_shapes, precision as precision_pass
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -42,7 +42,7 @@ class Context:
     compressed_weights: str = "dequantize"  # "dequantize" (packed) or "unpack"
     packed: dict = field(default_factory=dict)  # last layer id of a decompression chain -> its plan
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
-    found: dict = field(default_factory=dict)  # id(graph) -> its decompression chains, kept across opset retries
+    found: dict = field(default_factory=dict)  # id(graph) -> (graph, its decompression chains), kept across opset retries
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
@@ -137,7 +137,8 @@ QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
-                  compressed_weights: str = "dequantize", precision: str = precision_pass.DEFAULT) -> Converted:
+                  compressed_weights: str = "dequantize", precision: str = precision_pass.DEFAULT,
+                  shapes: dict[str, tuple[int, ...]] | None = None) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -150,7 +151,9 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
     (``"unpack"``). ``precision``: the compute type of floats, ``"f32"`` (the default), ``"f16"``
-    or ``"ir"`` (the IR's literal types; :mod:`.precision`)."""
+    or ``"ir"`` (the IR's literal types; :mod:`.precision`). ``shapes`` fixes the dims of the
+    named inputs (tensor or Parameter names), and the ports downstream are re-inferred so that
+    shape subgraphs fold (:mod:`.fixed_shapes`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
@@ -163,11 +166,18 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     for g in _all_graphs(graph):
         declared.check_edges(g)
     graph = precision_pass.apply(graph, precision)
+    graph = fixed_shapes.fix_inputs(graph, shapes or {})
 
-    found: dict = {}  # the decompression chains are matched once, whatever opset is tried
+    found: dict = {}  # the decompression chains are matched once per graph, whatever opset is tried
 
     def lower(at: int) -> Converted:
-        return _lower(graph, at, quantized, compressed_weights, found)
+        g = graph
+        for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
+            conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes))
+            if refined is None:
+                break
+            g = refined
+        return conv
 
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
@@ -205,8 +215,11 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
     return many
 
 
-def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None) -> Converted:
-    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers."""
+def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
+           refine: bool = False) -> tuple[Converted, Graph | None]:
+    """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
+    With ``refine``, also the graph with the output ports' dims that ONNX inference over the
+    result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
                   found={} if found is None else found)
@@ -220,6 +233,7 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
             ctx.state_outputs[var] = b.value_info(var + ".new", v.etype, v.shape)
     outputs = [ctx.outputs[r.id] for r in graph.results]  # IR order, then the variables'
     outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
+    refined = fixed_shapes.refine(graph, b, values, outputs) if refine else None
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
     g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
@@ -230,15 +244,15 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(_all_layers(graph)))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, b.tensors, node_layers, _summary(ctx.stats))
+    return Converted(model, b.tensors, node_layers, _summary(ctx.stats)), refined
 
 
 def _decompression(graph: Graph, mode: str, found: dict):
     if mode != "dequantize":
         return {}, set()
-    if id(graph) not in found:
-        found[id(graph)] = decompression.find(graph)
-    return found[id(graph)]
+    if id(graph) not in found or found[id(graph)][0] is not graph:  # (an id outlives its graph)
+        found[id(graph)] = (graph, decompression.find(graph))
+    return found[id(graph)][1]
 
 
 def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):

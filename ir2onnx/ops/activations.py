@@ -96,9 +96,9 @@ def _gelu(ctx, layer, inputs, mode: str):
     if ctx.opset >= 20:
         return [g.Gelu(x, approximate="tanh" if mode == "tanh" else "none")]
     half_x = g.Mul(x, _scalar(ctx, 0.5, et))
-    if mode == "tanh":
-        cube = g.Mul(g.Mul(x, x), x)
-        inner = g.Add(x, g.Mul(cube, _scalar(ctx, 0.044715, et)))
+    if mode == "tanh":  # f32: Pow(x, 3) first, the form onnxruntime's FastGeluFusion takes
+        cube = g.Pow(x, _scalar(ctx, 3, et)) if et.name == "f32" else g.Mul(g.Mul(x, x), x)
+        inner = g.Add(g.Mul(cube, _scalar(ctx, 0.044715, et)), x)
         core = g.Tanh(g.Mul(inner, _scalar(ctx, math.sqrt(2 / math.pi), et)))
     else:
         core = g.Erf(g.Div(x, _scalar(ctx, math.sqrt(2), et)))
@@ -114,7 +114,8 @@ def gelu2(ctx, layer, inputs):
 @lowers("Gelu", "opset7")
 def gelu7(ctx, layer, inputs):
     """Gelu-7 -> Gelu (opset >= 20) or, below, erf: Mul, Div, Erf, Add, Mul; tanh:
-    0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))) as Mul, Add, Tanh, Add, Mul."""
+    0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))) as Pow (f32; else Mul, Mul), Mul, Add, Mul,
+    Tanh, Add, Mul: onnxruntime fuses the f32 form into FastGelu."""
     mode = str(layer.attrs.get("approximation_mode", "ERF")).lower()
     return _gelu(ctx, layer, inputs, mode)
 

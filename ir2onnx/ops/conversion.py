@@ -56,7 +56,7 @@ def convert(ctx, layer, inputs):
         return [Value(ctx.b, dst, x.shape, name=_to_float8(ctx, x, dst, to))]
     if x.is_const:  # lazy: a consumer that reads the Const itself (RNN weights reordered at
         # convert time) leaves no dead Cast and no second copy of the weights in the file
-        return [LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))]
+        return [_lazy_cast(ctx, x, dst, to)]
     return [Value(ctx.b, dst, x.shape, name=ctx.b.Cast(x, to=to))]
 
 
@@ -80,6 +80,23 @@ def _to_float8(ctx, x, dst, to) -> str:
     big = (g.GreaterOrEqual if inclusive else g.Greater)(g.Abs(x), g.const(ftype(limit), ftype, "f8_limit"))
     wide = g.Where(big, g.Mul(x, g.const(ftype(np.inf), ftype, "inf")), x)
     return g.Cast(wide, to=to, saturate=0)
+
+
+def _lazy_cast(ctx, x: Value, dst, to: int) -> LazyValue:
+    """Cast of the constant ``x``, emitted when read; ``reshaped(shape)`` gives the Cast of the
+    same bytes under another shape (an Add's [1, 1, 1, C] bias as [C]: onnxruntime's broadcast
+    of a trailing vector is its fast path), still streamed from the .bin."""
+    out = LazyValue(ctx.b, dst, x.shape, lambda: ctx.b.Cast(x, to=to))
+
+    def reshaped(shape):
+        if x._source is None or int(np.prod(shape, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
+            return None
+        src = dataclasses.replace(x._source, shape=tuple(shape))
+        y = Value(ctx.b, x.etype, tuple(shape), const=src.array, source=src, hint=x._hint)
+        return _lazy_cast(ctx, y, dst, to)
+
+    out.reshaped = reshaped
+    return out
 
 
 @lowers("ConvertLike", "opset1")

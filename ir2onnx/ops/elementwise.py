@@ -13,13 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import LazyValue, Value
 from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
-from ..lowering.builder import Value
 from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
+from .channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
+TRIM_ELEMENTS = 1 << 16  # larger constants keep their shape (and their bytes stay in the .bin)
 
 
 def _check_operands(layer, a, b) -> None:
@@ -50,24 +52,45 @@ def _fold(fn, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out.astype(a.dtype, copy=False)
 
 
-TRIM_ELEMENTS = 2**20  # constant operands up to this size lose their leading 1-dims
+def _scalars(a, b):
+    """The operands with the leading 1-dims of a constant dropped where its rank is at most the
+    other's (the result's shape is the same): a one-element constant becomes a scalar, [1, 1, C]
+    becomes [C]. onnxruntime's fusions read epsilon and Gelu constants as scalars and
+    SimplifiedLayerNormalization's scale as a 1-D tensor."""
+    def trimmed(c, other):
+        if c.shape is None or other.shape is None or len(c.shape) > len(other.shape) or None in c.shape:
+            return c
+        lead = next((i for i, d in enumerate(c.shape) if d != 1), len(c.shape))
+        if lead == 0:
+            return c
+        shape = tuple(c.shape[lead:])
+        if not c.is_const:  # a Cast of a constant (an f16 weight) that can take another shape
+            return (getattr(c, "reshaped", None) or (lambda s: None))(shape) or c
+        if int(np.prod(c.shape)) > TRIM_ELEMENTS:
+            return c
+        return Value(c._b, c.etype, shape, const=lambda: np.asarray(c.value()).reshape(shape), hint=c._hint)
+    return trimmed(a, b), trimmed(b, a)
 
 
-def _trimmed(ctx, layer, x, other):
-    """A constant operand without the leading 1-dims that broadcasting against ``other`` (of at
-    least its rank) makes no use of: [1,1,768] -> [768], [1,1,1] -> []. The result is the same,
-    and onnxruntime's fusions find the shapes they look for (SimplifiedLayerNormalization takes
-    a 1-D scale, scalar exponents and epsilons)."""
-    if (layer.attrs.get("auto_broadcast", "numpy") != "numpy" or not x.is_const or x.shape is None
-            or other.is_const or other.shape is None or len(other.shape) < len(x.shape)):
-        return x
-    lead = 0
-    while lead < len(x.shape) and x.shape[lead] == 1:
-        lead += 1
-    if lead == 0 or int(np.prod(x.shape, dtype=np.int64)) > TRIM_ELEMENTS:
-        return x
-    shape = tuple(x.shape[lead:])
-    return Value(ctx.b, x.etype, shape, const=lambda: np.asarray(x.value()).reshape(shape))
+def _broadcast(a, b):
+    """numpy broadcasting of two partial shapes (None: unknown)."""
+    if a.shape is None or b.shape is None:
+        return None
+    sa, sb = a.shape, b.shape
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    return tuple(x if y == 1 else y if x == 1 else x if x is not None else y for x, y in zip(sa, sb))
+
+
+def _reciprocal(ctx, a, b):
+    """1 / b as a value that a following Multiply(x, 1 / b) takes as Div(x, b): OpenVINO writes
+    rsqrt as Divide(1, Sqrt), and onnxruntime's SimplifiedLayerNormalization fusion (RMSNorm)
+    looks for Div(x, Sqrt(...)). One rounding instead of two."""
+    g = ctx.b
+    out = LazyValue(g, b.etype, _broadcast(a, b), lambda: g.Div(*_scalars(a, b)))
+    out.absorb_mul = lambda other: (Value(g, b.etype, _broadcast(other, out), name=g.Div(other, b))
+                                    if other.etype == b.etype else None)
+    return out
 
 
 def _binary(ctx, layer, inputs, onnx_op: str, fold):
@@ -75,13 +98,13 @@ def _binary(ctx, layer, inputs, onnx_op: str, fold):
     _check_operands(layer, a, b)
     if foldable(a, b):
         return [_fold(fold, a.value(), b.value())]
-    return [ctx.b.op(onnx_op, _trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]
+    return [ctx.b.op(onnx_op, *_scalars(a, b))]
 
 
 @lowers("Add", "opset1")
 def add(ctx, layer, inputs):
     """Add-1 -> Add (folded for small constants; absorbed by a producer that offers ``absorb_add``,
-    e.g. a ConvTranspose taking the bias)."""
+    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta)."""
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
@@ -92,7 +115,7 @@ def add(ctx, layer, inputs):
             merged = absorb(other)
             if merged is not None:
                 return [merged]
-    return [ctx.b.Add(_trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]
+    return [ctx.b.Add(*_scalars(a, b))]
 
 
 @lowers("Subtract", "opset1")
@@ -103,7 +126,20 @@ def subtract(ctx, layer, inputs):
 
 @lowers("Multiply", "opset1")
 def multiply(ctx, layer, inputs):
-    """Multiply-1 -> Mul."""
+    """Multiply-1 -> Mul (absorbed by a producer that offers ``absorb_mul``, e.g. a
+    LayerNormalization taking gamma as its scale)."""
+    a, b = inputs
+    _check_operands(layer, a, b)
+    if not foldable(a, b):
+        for x, other in ((a, b), (b, a)):
+            absorb = getattr(x, "absorb_mul", None)
+            merged = absorb(other) if absorb is not None else None
+            if merged is not None:
+                return [merged]
+        for x, other in ((a, b), (b, a)):
+            lazy = scaled(ctx, x, other) if not x.is_const else None
+            if lazy is not None:  # a following per-channel Add makes it a BatchNormalization
+                return [lazy]
     return _binary(ctx, layer, inputs, "Mul", np.multiply)
 
 
@@ -115,6 +151,9 @@ def divide(ctx, layer, inputs):
     division is Floor(Divide), whose Floor floor-divides the operands (:mod:`ir2onnx.ir.idioms`)."""
     a, b = inputs
     _check_operands(layer, a, b)
+    if (not a.etype.is_integer and a.is_const and not b.is_const and a.shape is not None
+            and int(np.prod(a.shape)) == 1 and float(np.asarray(a.value()).reshape(())) == 1.0):
+        return [_reciprocal(ctx, a, b)]
     if not a.etype.is_integer:
         return _binary(ctx, layer, inputs, "Div", np.divide)
     if foldable(a, b):
@@ -223,4 +262,4 @@ def power(ctx, layer, inputs):
         return [integer_power_chain(ctx.b, a, b)]
     if a.etype.name not in FLOAT_TYPES:
         raise UnsupportedLayer(layer, f"Power on element type {a.etype.name} is not supported")
-    return [ctx.b.Pow(_trimmed(ctx, layer, a, b), _trimmed(ctx, layer, b, a))]
+    return [ctx.b.Pow(*_scalars(a, b))]

@@ -2,8 +2,9 @@
 
 MVN-6 (mean-variance normalization over constant axes; LayerNorm as OpenVINO writes it):
 LayerNorm's form (normalize_variance, eps inside the sqrt, the trailing axes, static normalized
-dims) -> LayerNormalization with a scale of ones (ONNX opset >= 17; onnxruntime runs it as one
-kernel, ~7x faster than the chain and as precise, measured). Otherwise -> ReduceMean, Sub[, Pow,
+dims) -> LayerNormalization (ONNX opset >= 17; onnxruntime runs it as one kernel, ~7x faster than
+the chain and as precise, measured), taking the constant Multiply(gamma) and Add(beta) that
+follow as its scale and bias (:mod:`.layer_norm_affine`). Otherwise -> ReduceMean, Sub[, Pow,
 ReduceMean, Add, Sqrt, Div] (eps inside the sqrt) or [..., Sqrt, Add, Div] (eps outside), the
 spec's two passes; f16 data goes through that chain in f32 (Cast, chain, Cast).
 
@@ -30,6 +31,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
 from ..lowering.registry import lowers
 from ..lowering.shapes import as_int64, i64, shape_of
+from .layer_norm_affine import layer_norm
 
 _FLOAT = 1  # TensorProto.FLOAT
 
@@ -84,8 +86,7 @@ def mvn6(ctx, layer, inputs):
     tail = x.shape[axes[0]:]
     if (normalize and inside and ctx.opset >= 17 and axes == list(range(axes[0], rank))
             and all(d is not None for d in tail)):
-        ones = g.const(np.ones(tail, et.numpy), et.numpy, "ones")
-        return [g.LayerNormalization(x, ones, axis=axes[0], epsilon=eps)]
+        return [layer_norm(ctx, x, axes[0], eps)]  # takes a following Multiply(gamma), Add(beta)
     return [_mvn_chain(ctx, layer, x, axes)]
 
 

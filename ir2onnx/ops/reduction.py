@@ -48,6 +48,16 @@ def _reduce(ctx, layer, inputs, onnx_op: str, fold):
     keep = bool(layer.attrs.get("keep_dims", False))
     axes = _const_axes(layer, x, axes_v)
     rank = x.rank
+    if (onnx_op == "ReduceMean" and x.etype.name == "f32" and rank is not None and rank >= 4
+            and sorted(a % rank for a in axes) == list(range(2, rank)) and 0 not in x.shape[2:]
+            and not foldable(x)):
+        # the mean over every spatial axis of [N, C, H, W(, D)] (not rank 3: there it is as often
+        # a transformer's [B, S, H] mean over H, which RMSNorm fusions look for as ReduceMean):
+        # GlobalAveragePool, which onnxruntime
+        # runs in its NCHWc layout beside the convolutions (ReduceMean makes it reorder the data
+        # out of that layout and back; measured in benchmarks/bench_models.py on MobileNetV3)
+        pooled = ctx.b.GlobalAveragePool(x)
+        return [pooled if keep else ctx.b.Flatten(pooled, axis=1)]  # [N, C, 1, ...] -> [N, C]
     if rank is None and any(ax < 0 for ax in axes):
         raise UnsupportedLayer(layer, "negative axes need a known input rank")
     if not axes or rank == 0:  # no reduction: each output is the op over its one element
@@ -172,7 +182,8 @@ def _int_mean(x: np.ndarray, axis, keepdims: bool) -> np.ndarray:
 
 @lowers("ReduceMean", "opset1")
 def reduce_mean(ctx, layer, inputs):
-    """ReduceMean-1 -> ReduceMean (integers: ReduceSum, Div by the element count)."""
+    """ReduceMean-1 -> ReduceMean (integers: ReduceSum, Div by the element count; f32 of rank 4-5
+    over every axis after the first two: GlobalAveragePool[, Flatten])."""
     x, axes_v = inputs
     if not x.etype.is_integer:
         return _reduce(ctx, layer, inputs, "ReduceMean", np.mean)

@@ -39,8 +39,8 @@ def _one_thread_sessions() -> None:
 
     made = runtime.session
 
-    def session(model, provider="cpu", threads=None):
-        return made(model, provider, threads or 1)
+    def session(model, provider="cpu", threads=None, **options):
+        return made(model, provider, threads or 1, **options)
 
     runtime.session = session
 

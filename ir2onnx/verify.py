@@ -149,6 +149,11 @@ def _run_once(runtime, sess, model, node_layers) -> None:
         print(f"ir2onnx: warning: one inference on generated inputs did not finish within "
               f"{RUN_SECONDS} s; the model is written unverified by a run", file=sys.stderr)
         return
+    if "allocate memory" in str(failure):  # a model sized for a bigger machine than this one
+        print(f"ir2onnx: warning: one inference on generated inputs needs more memory than this "
+              f"machine gives it ({_first_line(failure)}); the model is written unverified by a run",
+              file=sys.stderr)
+        return
     if _works(lambda: _timed_run(runtime, runtime.session(model, "cpu", optimize=False, quiet=True), feeds)):
         _refuse(failure, node_layers, _OPTIMIZED.replace("{fails}", "fails to run"))
     if _inputs_determined(sess):

@@ -225,7 +225,8 @@ def test_cb4_indices_stay_packed(tmp_path, to_f32, book_size):
     types = {t.data_type for t in model.graph.initializer}
     assert onnx.TensorProto.UINT4 in types and onnx.TensorProto.INT64 not in {
         t.data_type for t in model.graph.initializer if int(np.prod(t.dims)) > 2}
-    assert os.path.getsize(convert_file(xml, tmp_path / "c.onnx")) <= 1.3 * os.path.getsize(xml.with_suffix(".bin")) + 1024
+    # (int64 indices would make it 6.4x; 1.5 kB for the graph and its names)
+    assert os.path.getsize(convert_file(xml, tmp_path / "c.onnx")) <= 1.3 * os.path.getsize(xml.with_suffix(".bin")) + 1536
     dtype = np.float32 if to_f32 else np.float16
     x = np.random.default_rng(3).standard_normal((3, 64)).astype(dtype)
     got, want = _run(model, x), run_openvino(xml, {"x": x})[0]

@@ -133,7 +133,10 @@ class _Pass:
         return F32 if self.mode == "f32" and etype is not None and etype.name == "f16" else etype
 
     def run(self, graph: Graph, body: bool) -> Graph:
-        roots, skip = decompression.find(graph)
+        try:
+            roots, skip = decompression.find(graph)
+        except Ir2OnnxError:  # a chain the converter refuses, or unpacks (--compressed-weights unpack):
+            roots, skip = {}, set()  # its layers are typed like any others here
         opaque = set(skip) | set(roots)
         types: dict[tuple[str, int], ElementType | None] = {}  # (layer id, output) -> new type
         converts: dict[tuple[str, int, str], Layer] = {}  # (producer id, output, type) -> Convert

@@ -48,8 +48,9 @@ def check_edges(graph: Graph) -> None:
                                           f"declares {shape_str(out.shape)} {out.etype.name if out.etype else '?'}")
 
 
-def _inferred_types(b: Builder, outputs: list) -> dict[str, onnx.TypeProto]:
-    """ONNX shape inference over the lowered graph (weights as shape-only skeletons)."""
+def inferred_types(b: Builder, outputs: list, data_prop: bool = False) -> dict[str, onnx.TypeProto]:
+    """ONNX shape inference over the lowered graph (weights as shape-only skeletons; with
+    ``data_prop``, shape values propagated too): tensor name -> its TypeProto."""
     inits = []
     for t in b.tensors:
         proto = t.skeleton()
@@ -61,14 +62,14 @@ def _inferred_types(b: Builder, outputs: list) -> dict[str, onnx.TypeProto]:
     g = helper.make_graph(b.nodes, "declared", b.inputs, outs, initializer=inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", b.opset)])
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=data_prop)
     except Exception:  # inference problems are onnx.checker's to report
         return {}
     g = inferred.graph
     return {vi.name: vi.type for vi in list(g.value_info) + list(g.output) + list(g.input)}
 
 
-def _onnx_shape(tp: onnx.TypeProto) -> Shape:
+def onnx_shape(tp: onnx.TypeProto) -> Shape:
     tt = tp.tensor_type
     if not tt.HasField("shape"):
         return None
@@ -89,10 +90,10 @@ def check_outputs(graph: Graph, b: Builder, values: dict, outputs: list) -> None
                 continue
             if v._name:  # the tensor is in the graph (a folded or unused one is not)
                 if types is None:
-                    types = _inferred_types(b, outputs)
+                    types = inferred_types(b, outputs)
                 tp = types.get(v._name)
                 if tp is not None and tp.tensor_type.elem_type and v.etype.onnx is not None:
-                    shape = _onnx_shape(tp)
+                    shape = onnx_shape(tp)
                     if tp.tensor_type.elem_type != v.etype.onnx or not _agree(shape, v.shape):
                         _fail(layer, port, f"{_type_name(tp.tensor_type.elem_type)} {shape_str(shape)}")
             if not _agree(_declared(port), v.shape):

@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-import onnx
-from onnx import helper
-
 from ..errors import Ir2OnnxError
-from ..ir.graph import Graph, Layer, Port, Shape, shape_str
+from ..ir.graph import Graph, Layer, Shape, shape_str
 from .builder import Builder, Value
+from .declared import inferred_types, onnx_shape
 
 MAX_PASSES = 6  # lowerings with refined ports before the shapes are taken as they are
-SMALL_INITIALIZER = 4096  # elements: initializers up to this size carry their values (shape data)
 
 
 def _input_names(layer: Layer) -> tuple[str, ...]:
@@ -88,25 +84,12 @@ def with_shapes(graph: Graph, ports: dict[tuple[str, int], tuple]) -> Graph:
 
 def _inferred_shapes(b: Builder, outputs: list) -> dict[str, Shape]:
     """ONNX shape inference with data propagation over the lowered graph: tensor name -> dims
-    (``None`` for a dim it cannot tell); weights as shape-only skeletons."""
-    inits = []
-    for t in b.tensors:
-        proto = t.skeleton()
-        if isinstance(t.data, np.ndarray) and t.data.size <= SMALL_INITIALIZER:
-            proto.raw_data = bytes(t.raw_bytes())
-        inits.append(proto)
-    outs = [onnx.ValueInfoProto(name=o.name) for o in outputs]
-    g = helper.make_graph(b.nodes, "fixed", b.inputs, outs, initializer=inits)
-    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", b.opset)])
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
-    except Exception:  # inference problems are onnx.checker's to report
-        return {}
+    (``None`` for a dim it cannot tell)."""
     shapes = {}
-    for vi in list(inferred.graph.value_info) + list(inferred.graph.output):
-        tt = vi.type.tensor_type
-        if tt.HasField("shape"):
-            shapes[vi.name] = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
+    for name, tp in inferred_types(b, outputs, data_prop=True).items():
+        shape = onnx_shape(tp)
+        if shape is not None:
+            shapes[name] = shape
     return shapes
 
 

@@ -6,7 +6,7 @@ PyTorch ``div(rounding_mode="trunc")`` both become a bare Divide, and onnxruntim
 truncate. PyTorch's ``//`` and ``rounding_mode="floor"`` become ``Floor(Divide(m_pythondiv=true))``:
 the Floor says "floor division", which it cannot compute from an already divided integer. So the
 Floor's lowering and oracle also see the Divide's two operands, and floor-divide them when they
-are integers (README: Where OpenVINO's runtime differs from the spec).
+are integers (docs/deviations.md).
 """
 from __future__ import annotations
 

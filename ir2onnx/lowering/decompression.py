@@ -34,7 +34,7 @@ weights in f32 without rounding the product to f16 (measured, 2026.4: the MatMul
 an f64 reference within 5e-7 and the f16-rounded weights only within 3e-4); so a chain with f16
 scales that ends in Convert(f32) becomes an f32 DequantizeLinear (scale widened exactly by a Cast) whose
 output replaces the Convert: bit-exact to OpenVINO, and to the IR's f16 arithmetic within one f16
-rounding of each weight (README: Where OpenVINO's runtime differs). Without the Convert the
+rounding of each weight (docs/deviations.md). Without the Convert the
 output stays f16 as the IR computes it: f16 DequantizeLinear (opset 19), or f32 then Cast, which
 rounds the exact product once, as the f16 Multiply does.
 """

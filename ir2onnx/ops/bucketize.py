@@ -7,7 +7,7 @@ right_mode=false: the first index whose element is >= v) or ``!(e > v)`` (the ot
 first whose element is > v). For sorted boundaries without NaN this is the count of e < v (or
 e <= v); a NaN value passes every element and gets the last index, as torch.bucketize and
 torch.searchsorted give (OpenVINO's frontends write these layers for them; OpenVINO's runtime
-gives 0 there, README). Values and boundaries are compared in float64 (floats: exact and
+gives 0 there, docs/deviations.md). Values and boundaries are compared in float64 (floats: exact and
 order-preserving) or int64 (integers); an integer compared with floats goes through the float
 type first (f32, or f64 beside f64), as C++'s comparison of mixed types does.
 """

@@ -9,7 +9,7 @@ with row and column tables ``i // 2``). OpenVINO's reference formula, in f32 in 
 ``g = 1.164c - 0.391d - 0.813e``, ``b = 1.164c + 2.018d``; clamped to [0, 255]; u8 then rounds
 half to even (ONNX Round), as OpenVINO's CPU plugin does (measured: every one of 143 exact ties
 in 49152 samples; OpenVINO's reference implementation rounds half away from zero instead:
-README deviation list). f16 is computed in f32. H and W must be static (the plane split
+docs/deviations.md). f16 is computed in f32. H and W must be static (the plane split
 and the chroma tables depend on them); the batch may be dynamic.
 """
 from __future__ import annotations

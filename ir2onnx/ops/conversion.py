@@ -27,7 +27,7 @@ from ..oracles.conversion import convert_array
 _F32 = 1  # onnx.TensorProto.FLOAT
 
 # A Convert of a constant at most this many elements is folded at convert time; bigger ones
-# (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see README.
+# (OpenVINO's compressed f16 weights) keep the narrow initializer and a Cast, see docs/fp16-weights.md.
 FOLD_CONVERT_ELEMENTS = 4096
 
 

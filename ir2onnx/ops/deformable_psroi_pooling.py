@@ -4,7 +4,7 @@
 ``coords`` rows are (batch, x1, y1, x2, y2); ``offsets`` (optional) is [R, 2 * classes, part_size,
 part_size]; the output is [R, output_dim, group_size, group_size]. The definition followed is the
 one OpenVINO's CPU plugin runs (its reference implementation agrees but for the interpolation's
-rounding and the -1 batch rule, see the README):
+rounding and the -1 batch rule, see docs/deviations.md):
 
 - per ROI: x1 = round(c[1]) * scale - 0.5, x2 = (round(c[3]) + 1) * scale - 0.5 (round half away
   from zero; y likewise), width = max(x2 - x1, 0.1), bin = width / group_size, sub-bin = bin /

@@ -3,7 +3,7 @@ n must be static and at most :data:`MAX_N`); ``adjoint=true`` gives the inverse 
 conjugate transpose, i.e. the inverse transposed (real types): TensorFlow's
 ``MatrixInverse(adjoint=True)``, which OpenVINO's TensorFlow frontend writes as this attribute and
 OpenVINO's CPU plugin computes. The spec text and OpenVINO's reference give the adjugate
-(inverse times determinant) instead; ir2onnx follows the framework (README deviation list).
+(inverse times determinant) instead; ir2onnx follows the framework (docs/deviations.md).
 
 Unrolled Gauss-Jordan elimination on ``[A | I]`` with partial pivoting, as OpenVINO's reference
 picks pivots (the first row of largest magnitude in the column, at or below the diagonal):

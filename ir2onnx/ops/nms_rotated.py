@@ -27,7 +27,7 @@ oracle); OpenVINO's CPU plugin computes it in f32 arithmetic, within 3e-7 of thi
 boxes of size 1-8 near the origin and within 1.8e-6 at pixel coordinates (centres 300-900, sizes
 20-100; measured by bisecting the threshold at which it suppresses, tests/test_nms_rotated.py),
 but far off where edges of the two boxes are collinear (it drops intersection corners lying on
-the other box's edge: 0.185 for a true 5/11; README deviations).
+the other box's edge: 0.185 for a true 5/11; docs/deviations.md).
 """
 from __future__ import annotations
 

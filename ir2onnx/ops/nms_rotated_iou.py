@@ -24,7 +24,7 @@ box values (Cast to double first):
 The result is the exact IoU of the spec'd rectangles to about 1e-15 before the rounding to f32;
 OpenVINO's CPU plugin computes corners, edge crossings and a Graham scan in f32 (measured: within
 3e-7 of this on random unit-scale boxes, 1.8e-6 at pixel coordinates; far off for boxes whose
-edges are collinear, README deviations).
+edges are collinear, docs/deviations.md).
 Memory: a few [N, M, M, 4] doubles at a time (measured, M = 1000 boxes and 15 classes on 2 CPU
 cores: 0.6 GB peak, 3.2 s).
 """

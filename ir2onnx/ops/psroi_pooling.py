@@ -3,7 +3,7 @@ a float64 summed-area table; bilinear: four corner gathers in the plugin's f32 o
 
 ``coords`` rows are (batch, x1, y1, x2, y2); the output is [num_rois, output_dim, group_size,
 group_size]. The definition followed is the one OpenVINO's CPU plugin runs (the only runtime that
-executes the op; its reference implementation differs at the map's edges, see the README):
+executes the op; its reference implementation differs at the map's edges, see docs/deviations.md):
 
 - average: input channels = output_dim * group_size^2; output (d, i, j) reads channel
   (d * group_size + i) * group_size + j. start = round(x1) * scale, end = round(x2 + 1) * scale

@@ -20,7 +20,7 @@ Measured with OpenVINO 2026.4 (CPU, f32 inference precision):
   between. For ``il <= ih`` that is the spec text (``ol`` for ``x <= il``, ``oh`` for ``x > ih``;
   ``il == ih`` splits there, as a scale of 0 gives). OpenVINO's kernel clamps every element to
   ``il`` and gives ``ol`` (il > ih; measured, and ol/oh swapped at the ends in the ONNX round
-  trip) or NaN everywhere (il == ih: inf * il - inf). README: Where OpenVINO's runtime differs
+  trip) or NaN everywhere (il == ih: inf * il - inf). docs/deviations.md: where OpenVINO's runtime differs
   from the spec. Constant ranges with any ``il >= ih`` therefore take the run-time chain below.
 * Ranges known only at run time take OpenVINO's other path, the formula in f32:
   ``where(low, ol, where(high, oh, round((x-il)/(ih-il)*(L-1))/(L-1)*(oh-ol)+ol))`` with

@@ -1,6 +1,6 @@
 """RandomUniform-8 and Multinomial-13 -> ONNX's random ops. The random values cannot match
 OpenVINO's (different generators: OpenVINO's Philox/Mersenne streams vs onnxruntime's); shape,
-type, range and distribution are the op's, nothing else (README: Supported operations).
+type, range and distribution are the op's, nothing else (docs/operations.md).
 
 * RandomUniform-8: ``RandomUniformLike`` over ``ConstantOfShape(output_shape)`` (the shape may be
   a run-time input) gives ``u`` in [0, 1) (f32; f64 for f64 and integers), then

@@ -2,7 +2,7 @@
 of pixel (h, w) is at (h // 2, w // 2) of its plane; in float32, c = y - 16, d = u - 128,
 e = v - 128, r = 1.164c + 1.596e, g = 1.164c - 0.391d - 0.813e, b = 1.164c + 2.018d, clamped to
 [0, 255]; u8 results round half to even, as OpenVINO's CPU plugin does (its reference
-implementation rounds half away from zero; see the README's deviation list)."""
+implementation rounds half away from zero; see docs/deviations.md)."""
 from __future__ import annotations
 
 import itertools

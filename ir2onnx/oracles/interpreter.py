@@ -90,7 +90,7 @@ def widened_decompression(graph: Graph) -> set[str]:
     weight-decompression chain Const(integer, f8, nf4 or f4e2m1) -> Convert(f16) -> [Subtract] ->
     Multiply(f16 scale: a Const, or Convert of constants, MXFP/NVFP4) -> [Reshape] read through a
     Convert(f32) (measured, 2026.4: the plugin decompresses such weights in f32 without rounding
-    them, nf4's table values included, to f16; README deviation list). So is NNCF's CB4 chain,
+    them, nf4's table values included, to f16; docs/deviations.md). So is NNCF's CB4 chain,
     whose weight is a Gather of an f16 codebook at the indices Convert(Const u4) (measured, 2026.4:
     OpenVINO matches the f32 product within 6e-6, the f16 one only within 3e-2)."""
     consumers = graph.consumers()

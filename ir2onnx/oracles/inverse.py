@@ -2,7 +2,7 @@
 with partial pivoting in float64 (forward elimination, then back substitution per column);
 ``adjoint=true`` inverts the conjugate transpose (TensorFlow's MatrixInverse, which OpenVINO's
 TensorFlow frontend maps to it and OpenVINO's CPU plugin computes; the spec text says the
-adjugate, see the README's deviation list)."""
+adjugate, see docs/deviations.md)."""
 from __future__ import annotations
 
 import itertools

@@ -38,6 +38,9 @@ from ir2onnx import llm, runtime  # noqa: E402
 from ir2onnx.backends import OPENVINO_EXACT  # noqa: E402
 
 
+ACCURACY_LEVEL = ["0"]  # MatMulNBits' accuracy level for the ort runner (--accuracy-level)
+
+
 def ort_session(path, threads: int):
     import onnxruntime as ort
 
@@ -45,7 +48,7 @@ def ort_session(path, threads: int):
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", ACCURACY_LEVEL[0])
     opts.log_severity_level = 3
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
@@ -145,7 +148,11 @@ def main() -> None:
     p.add_argument("--block", type=int, default=2)
     p.add_argument("--only", nargs="*", help="runners to time (default all)")
     p.add_argument("--baseline", default="ort", help="the runner ratios are taken against (default ort)")
+    p.add_argument("--accuracy-level", choices=["0", "4"], default="0",
+                   help="MatMulNBits accuracy level of the ort runner: 0, f32 activations as OpenVINO's "
+                        "exact settings (default); 4, int8 activations, onnxruntime's own default")
     args = p.parse_args()
+    ACCURACY_LEVEL[0] = args.accuracy_level
 
     from ir2onnx.api import convert_file, load_ir
     from ir2onnx.genai import write_folder

@@ -2,11 +2,13 @@
 TorchScript exporter's (static), by onnxruntime's profiler, per op type. For the models where
 bench_models.py shows a gap: the kernel that differs is the limit.
 
-    PYTHONPATH=. python benchmarks/profile_models.py wav2vec2 [--runs 20] [--nodes 8]
+    PYTHONPATH=. python benchmarks/profile_models.py wav2vec2 [--runs 20] [--nodes 8] [--openvino]
 
 Same venv, models and session options as bench_models.py (2 threads, spinning off, default
 optimizations). Prints ms per run and the count of each op type in the optimized graph that
-onnxruntime ran, then with ``--nodes N`` the N slowest nodes of each.
+onnxruntime ran, then with ``--nodes N`` the N slowest nodes of each. ``--openvino`` also prints
+OpenVINO's time per layer type on the same IR (CPU plugin, f32 hint, 2 threads, its per-layer
+performance counters), to name the kernel where onnxruntime is slower than OpenVINO.
 """
 from __future__ import annotations
 
@@ -53,6 +55,22 @@ def profile(path: str, feeds: dict, runs: int, prefix: str, threads: int = 2):
             {k: ms(d) for k, d in by_node.items()})
 
 
+def profile_openvino(xml: str, feeds: dict, runs: int, threads: int = 2) -> dict:
+    """{layer type (exec type): ms per run} from OpenVINO's performance counters."""
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(xml, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "PERF_COUNT": "YES",
+                                                    "INFERENCE_NUM_THREADS": str(threads)})
+    request = compiled.create_infer_request()
+    request.infer(feeds)  # warm-up
+    total: collections.Counter = collections.Counter()
+    for _ in range(runs):
+        request.infer(feeds)
+        for info in request.profiling_info:
+            total[f"{info.node_type} ({info.exec_type})"] += info.real_time.total_seconds() * 1000
+    return {k: v / runs for k, v in total.items()}
+
+
 def main() -> None:
     import openvino as ov
 
@@ -64,6 +82,7 @@ def main() -> None:
     ap.add_argument("model", choices=model_zoo.ALL)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--nodes", type=int, default=0, help="also print the N slowest nodes")
+    ap.add_argument("--openvino", action="store_true", help="also OpenVINO's time per layer type")
     args = ap.parse_args()
     spec = model_zoo.build(args.model)
     tmp = Path(tempfile.mkdtemp(prefix=f"profile-{args.model}-"))
@@ -84,6 +103,11 @@ def main() -> None:
                 print(f"  {op:32s} {t:8.2f} ms  x{n}")
             for (op, node), t in sorted(nodes.items(), key=lambda kv: -kv[1])[:args.nodes]:
                 print(f"    {t:8.2f} ms  {op} {node[-80:]}")
+        if args.openvino:
+            times = profile_openvino(str(tmp / "model.xml"), feeds, args.runs)
+            print(f"== {args.model} OpenVINO: {sum(times.values()):.2f} ms per run in layers")
+            for kind, t in sorted(times.items(), key=lambda kv: -kv[1])[:15]:
+                print(f"  {kind:48s} {t:8.2f} ms")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -37,14 +37,7 @@ def graph_of_openvino_model(model) -> Graph:
     graph = load_ir(xml)
     graph.in_memory = True
     graph.temporary_folder = tmp  # removed with the graph and with the last Const that reads it
-    for layer in _layers(graph):
+    for layer in graph.all_layers():
         if layer.const is not None:
             layer.const.bin.temporary_folder = tmp
     return graph
-
-
-def _layers(graph: Graph):
-    for layer in graph.order:
-        yield layer
-        for body in layer.bodies.values():
-            yield from _layers(body.graph)

@@ -175,6 +175,13 @@ class Graph:
         src = layer.sources[index]
         return self.layers[src.layer], src.output
 
+    def all_layers(self):
+        """Every layer in order, each followed by the layers of its bodies (If/Loop/TensorIterator)."""
+        for layer in self.order:
+            yield layer
+            for body in layer.bodies.values():
+                yield from body.graph.all_layers()
+
     def consumers(self) -> dict[tuple[str, int], list[tuple[Layer, int]]]:
         """For each (layer id, output index): the (layer, input index) pairs it feeds."""
         out: dict[tuple[str, int], list[tuple[Layer, int]]] = {}

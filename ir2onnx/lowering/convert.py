@@ -111,13 +111,6 @@ class Converted:
         return model
 
 
-def _all_layers(graph: Graph):
-    for layer in graph.order:
-        yield layer
-        for body in layer.bodies.values():
-            yield from _all_layers(body.graph)
-
-
 def _all_graphs(graph: Graph):
     yield graph
     for layer in graph.order:
@@ -127,7 +120,7 @@ def _all_graphs(graph: Graph):
 
 def check_supported(graph: Graph) -> None:
     """Raise one :class:`UnsupportedLayers` that lists every layer without a lowering (bodies too)."""
-    missing = [(l, "no lowering for this operation version") for l in _all_layers(graph)
+    missing = [(l, "no lowering for this operation version") for l in graph.all_layers()
                if lowering_for(l.type, l.version) is None]
     if missing:
         raise UnsupportedLayers(missing)
@@ -242,7 +235,7 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
         ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
     )
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
-    by_name = {layer.name: layer for layer in reversed(list(_all_layers(graph)))}  # the first of equal names
+    by_name = {layer.name: layer for layer in reversed(list(graph.all_layers()))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
     return Converted(model, b.tensors, node_layers, _summary(ctx.stats)), refined
 

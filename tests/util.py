@@ -150,3 +150,13 @@ def first_outputs(xml, feeds):
     got = run_onnx(xml, feeds)
     want = list(evaluate(ir2onnx.load_ir(xml), feeds).values())
     return got[0], want[0], run_openvino(xml, feeds)[0]
+
+
+def equal_to_the_formula(got: np.ndarray, want: np.ndarray) -> None:
+    """An oracle's result against a direct formula in float64: same type and shape; integers
+    bit for bit, floats within 1 ulp (the sums are taken in another order, rounded once)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind == "f":
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
+    else:
+        np.testing.assert_array_equal(got, want)

@@ -47,7 +47,7 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
-    ``opset=None`` converts at the lowest opset >= 17 that every layer needs (the model's
+    ``opset=None`` converts at the lowest opset >= 17 that every layer needs or asks for (the model's
     ``opset_import`` says which); a given opset is forced, and layers that need more are refused.
     Raises :class:`ir2onnx.errors.Ir2OnnxError` (with a message naming the layer) for invalid or
     unsupported models. ``verify`` creates an onnxruntime CPU session for the result and runs it

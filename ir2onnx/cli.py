@@ -39,7 +39,7 @@ def _add_convert(sub) -> None:
     p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml); an "
                    "existing directory or a path ending in '/' means DIR/<stem>.onnx (and is the "
                    "output directory of several models)")
-    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, at most what onnxruntime loads)")
+    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, or asks for a faster form (per-channel compressed MatMul weights: 21), at most what onnxruntime loads)")
     p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default="exact",
                    help="FakeQuantize: exact float emulation (default), or QuantizeLinear -> "
                         "DequantizeLinear where it is an 8-bit affine quantization (qdq; "

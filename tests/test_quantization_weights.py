@@ -56,7 +56,8 @@ def test_matmul_matches_openvino_and_keeps_the_integers(tmp_path, etype, group, 
         "f8e5m2": "FLOAT8E5M2"}[etype])]
     assert sum(int(np.prod(t.dims)) for t in packed) >= 32 * 256  # the weights, still integers
     dq = next(n for n in model.graph.node if n.op_type == "DequantizeLinear")
-    assert {a.name: a.i for a in dq.attribute}.get("block_size", 0) == (group or 0)
+    per_channel_block = 128 if etype in ("u8", "i8", "u4", "i4") else 0  # MatMul weights: blocks of K
+    assert {a.name: a.i for a in dq.attribute}.get("block_size", 0) == (group or per_channel_block)
     got, want = _run(model, x), run_openvino(xml, {"x": x})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
     oracle = next(iter(evaluate(load_ir(xml), {"x": x}).values()))  # decompressed in f32, as OpenVINO does
@@ -205,3 +206,42 @@ def test_weights_with_a_bias_become_matmulnbits(tmp_path, etype, group, xshape, 
     feed = np.random.default_rng(2).standard_normal([d or 3 for d in xshape]).astype(np.float32)
     got, want = _run(model, feed), run_openvino(xml, {"x": feed})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def _matmulnbits_blocks(model, path) -> list[int]:
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.optimized_model_filepath = str(path)
+    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return [next(a.i for a in n.attribute if a.name == "block_size")
+            for n in onnx.load(str(path)).graph.node if n.op_type == "MatMulNBits"]
+
+
+@pytest.mark.parametrize("etype, zp, k, block", [
+    ("u8", "int", 256, 128), ("i8", None, 96, 32), ("u4", "int", 384, 128), ("u8", "scalar", 48, 16),
+    ("u8", "int", 40, None)])
+def test_per_channel_matmul_weights_are_written_in_blocks(tmp_path, etype, zp, k, block):
+    """One scale per output channel, repeated over blocks of K (the largest power of two from 16
+    to 128 dividing K): the converter takes opset 21 for it when it chooses the opset, and keeps
+    the per-axis form at a forced older opset or when no such block divides K. onnxruntime then
+    runs MatMulNBits with that block (its own choice for a per-axis weight is 32, and its
+    default accuracy level is faster with larger blocks: docs/llm.md), on the same values."""
+    w = ov_compressed_weight((64, k), etype, None, zero_point=zp)
+    x = ov_parameter([None, k])
+    xml = ov_save(tmp_path / "m.xml", ops.matmul(x, w, False, True), [x])
+    model = convert(xml)
+    dq = next(n for n in model.graph.node if n.op_type == "DequantizeLinear")
+    attrs = {a.name: a.i for a in dq.attribute}
+    assert attrs.get("block_size") == block
+    opset = next(o.version for o in model.opset_import if o.domain == "")
+    assert opset == (21 if block or etype == "u4" else 17)
+    if block:
+        assert _matmulnbits_blocks(model, tmp_path / "opt.onnx") == [block]
+    feed = np.random.default_rng(4).standard_normal((3, k)).astype(np.float32)
+    got, want = _run(model, feed), run_openvino(xml, {"x": feed})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    if etype != "u4":
+        forced = convert(xml, opset=17)
+        assert "block_size" not in {a.name for n in forced.graph.node if n.op_type == "DequantizeLinear"
+                                    for a in n.attribute}
+        np.testing.assert_allclose(_run(forced, feed), got, rtol=1e-6, atol=1e-6 * np.abs(want).max())

@@ -43,6 +43,17 @@ class Context:
     packed: dict = field(default_factory=dict)  # last layer id of a decompression chain -> its plan
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
     found: dict = field(default_factory=dict)  # id(graph) -> (graph, its decompression chains), kept across opset retries
+    auto_opset: int = 0  # the newest opset the converter may choose (0: the opset was given)
+
+    def prefer_opset(self, layer: Layer, opset: int, what: str) -> bool:
+        """Whether a form that needs ``opset`` can be used: True at ``opset`` or newer, NeedsOpset
+        (the converter retries there) when it chooses the opset itself and may go that far, else
+        False (the caller keeps the form the model's opset allows)."""
+        if self.opset >= opset:
+            return True
+        if opset <= self.auto_opset:
+            raise NeedsOpset(layer, opset, what, self.opset)
+        return False
 
     def require_opset(self, layer: Layer, opset: int, what: str) -> None:
         """NeedsOpset unless the model's opset is at least ``opset`` (the converter then retries
@@ -135,7 +146,8 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
-    lowering says what it needs through :meth:`Context.require_opset`), never above what the
+    lowering says what it needs through :meth:`Context.require_opset`, and what it would rather
+    have, for a faster form, through :meth:`Context.prefer_opset`), never above what the
     installed onnxruntime loads. A given ``opset`` is used as it is, and the layers that need a
     newer one are refused (all of them at once, each naming the opset it needs).
 
@@ -163,10 +175,11 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
 
     found: dict = {}  # the decompression chains are matched once per graph, whatever opset is tried
 
-    def lower(at: int) -> Converted:
+    def lower(at: int, auto: int = 0) -> Converted:
         g = graph
         for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
-            conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes))
+            conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes),
+                                   auto_opset=auto)
             if refined is None:
                 break
             g = refined
@@ -181,7 +194,7 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     chosen = DEFAULT_OPSET
     while True:  # each pass can only raise the opset, and layers past a failed one are seen next
         try:
-            return lower(chosen)
+            return lower(chosen, auto=newest)
         except (NeedsOpset, UnsupportedLayers) as e:
             problems = getattr(e, "errors", [e])
             needs = [p.opset for p in problems if isinstance(p, NeedsOpset)]
@@ -209,13 +222,13 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
 
 
 def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
-           refine: bool = False) -> tuple[Converted, Graph | None]:
+           refine: bool = False, auto_opset: int = 0) -> tuple[Converted, Graph | None]:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
     With ``refine``, also the graph with the output ports' dims that ONNX inference over the
     result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
-                  found={} if found is None else found)
+                  found={} if found is None else found, auto_opset=auto_opset)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
@@ -264,7 +277,8 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
     try:
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
                       state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
-                      stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found)
+                      stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found,
+                      auto_opset=ctx.auto_opset)
         sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights, ctx.found)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)
@@ -324,6 +338,9 @@ def _summary(stats: dict) -> list[str]:
     lines = []
     if "compressed_weights" in stats:
         lines.append(f"{stats['compressed_weights']} compressed weight(s) kept packed (DequantizeLinear)")
+    if "matmul_blocks" in stats:
+        lines.append(f"{stats['matmul_blocks']} of them per-channel MatMul weights, written in blocks of K "
+                     f"(the same values; onnxruntime's MatMulNBits runs them faster)")
     if "gathered_tables" in stats:
         lines.append(f"{stats['gathered_tables']} Gather(s) of a compressed table read the packed rows first "
                      f"and dequantize only those")

@@ -72,6 +72,7 @@ class Match:
     consts: list[Layer]  # the layers of the zero point's and scale's constant sub-graphs
     tied: bool = False  # the root feeds both a Gather (a table) and a MatMul(transpose_b)
     codebook: np.ndarray | None = None  # CB4: the f16/f32 values the u4 weight indexes
+    matmul_b: bool = False  # the root feeds a MatMul(transpose_b) as its weights
 
 
 def _only_consumer(consumers, layer: Layer) -> tuple[Layer, int] | None:
@@ -241,4 +242,4 @@ def _tail(graph, consumers, const: Layer, chain, consts, ftype: str, step, zero_
     readers = {(c.type, port, bool(c.attrs.get("transpose_b"))) for c, port in consumers.get((root.id, 0), [])}
     tied = any(t == "Gather" and p == 0 for t, p, _ in readers) and ("MatMul", 1, True) in readers
     return Match(root, chain, const.const, pad(zero_point), pad(scale), ftype, out_type, reshape_to, consts, tied,
-                 codebook)
+                 codebook, matmul_b=("MatMul", 1, True) in readers)

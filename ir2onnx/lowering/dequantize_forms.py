@@ -28,6 +28,35 @@ def _blocked_axis(m, lo: int, hi: int) -> int | None:
     return hi if merged == m.reshape_to else None
 
 
+MATMUL_BLOCK = 128  # the largest block of K a per-channel MatMul weight is written in (see _matmul_block)
+_INTEGER = ("u8", "i8", "u4", "i4")
+
+
+def _matmul_block(ctx, m, axes: list[int]) -> int | None:
+    """The block of K in which a MatMul(transpose_b) weight [N, K] with one scale per output
+    channel (or per tensor) is written as blocked DequantizeLinear (opset 21), or None.
+
+    The same values, exactly: each scale and zero point is repeated over the K / block blocks of
+    its row. What it changes is onnxruntime's kernel: it fuses DequantizeLinear -> MatMul into
+    MatMulNBits, which takes a per-channel weight as blocks of 32; at its default accuracy level
+    (int8 activations) the kernel's time per token falls with larger blocks (the ~124M-parameter
+    int8 Llama of ``bench_llm.py``, docs/llm.md), while its activations are quantized per block,
+    so that larger blocks also round them more coarsely. The largest power of two from 16 to
+    MATMUL_BLOCK that divides K is used."""
+    w = m.weight.shape
+    if not m.matmul_b or m.out_type != "f32" or len(w) != 2 or m.weight.etype.name not in _INTEGER \
+            or axes not in ([], [0]) or (m.reshape_to is not None and tuple(m.reshape_to) != tuple(w)):
+        return None
+    block = MATMUL_BLOCK
+    while block >= 16 and w[1] % block:
+        block //= 2
+    if block < 16 or not ctx.prefer_opset(m.root, 21, "per-channel MatMul weights written in blocks "
+                                                       "(blocked DequantizeLinear: onnxruntime's faster "
+                                                       "MatMulNBits form)"):
+        return None
+    return block
+
+
 def emit(ctx, m) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
     if m.weight.etype.name in table_weights.TABLE_TYPES or m.codebook is not None:
@@ -49,7 +78,14 @@ def emit(ctx, m) -> Value:
     scale_np = np.float16 if f16_out else np.float32
     full_scale = lambda a: np.broadcast_to(a, (1,) * lo + w[lo:hi + 1] + (1,) * (len(w) - hi - 1))  # noqa: E731
     attrs = {}
-    if blocked is not None:
+    block = _matmul_block(ctx, m, axes)
+    if block:  # one scale per output channel (or per tensor), repeated per block of K
+        dims = out_shape = w
+        scale, zp = (None if a is None else np.ascontiguousarray(np.broadcast_to(a, (w[0], w[1] // block)))
+                     for a in (m.scale, m.zero_point))
+        attrs = dict(axis=1, block_size=block)
+        ctx.stats["matmul_blocks"] = ctx.stats.get("matmul_blocks", 0) + 1
+    elif blocked is not None:
         ctx.require_opset(layer, 21, "blocked DequantizeLinear (group-wise compressed weights)")
         dims = m.reshape_to
         keep = lambda a: np.broadcast_to(a, w[:hi + 1] + (1,) + w[hi + 2:]).reshape(  # noqa: E731

@@ -71,6 +71,31 @@ def test_rms_norm_is_simplified_layer_normalization(tmp_path):
     _agrees(xml, {"x": rng.standard_normal((2, 5, C)).astype(np.float32)})
 
 
+@pytest.mark.parametrize("form", ["rsqrt", "divide"])
+@pytest.mark.parametrize("gamma", [True, False])
+def test_rms_norm_with_or_without_its_weight_fuses_with_no_extra_node(tmp_path, form, gamma):
+    """RMSNorm with dynamic batch and sequence dims, written x * (1 / sqrt(...)) or x / sqrt(...),
+    with its weight or without (optimum-intel's compressed IRs fold it into the next MatMul): one
+    SimplifiedLayerNormalization and no Mul or Div left (the Mul by ones that makes the fusion
+    possible is absorbed; a weight takes its place)."""
+    rng = np.random.default_rng(3)
+    x = ov_parameter((None, None, C), np.float32, "x")
+    h = ops.matmul(x, _weights(rng), False, False)
+    ms = ops.reduce_mean(ops.power(h, ops.constant(np.full((1, 1, 1), 2, np.float32))),
+                         ops.constant(np.array([-1], np.int64)), True)
+    root = ops.sqrt(ops.add(ms, ops.constant(np.full((1, 1, 1), 1e-6, np.float32))))
+    if form == "rsqrt":
+        y = ops.multiply(h, ops.divide(ops.constant(np.ones((1, 1, 1), np.float32)), root))
+    else:
+        y = ops.divide(h, root)
+    if gamma:
+        y = ops.multiply(y, _const(rng, 1, 1, C, shift=1))
+    xml = ov_save(tmp_path / "rms.xml", ops.matmul(y, _weights(rng), False, False), [x])
+    types = _optimized_types(convert(xml), tmp_path)
+    assert types.count("SimplifiedLayerNormalization") == 1 and not {"Mul", "Div"} & set(types), types
+    _agrees(xml, {"x": rng.standard_normal((2, 5, C)).astype(np.float32)})
+
+
 def test_reciprocal_also_read_elsewhere(tmp_path):
     """1 / s feeding a Multiply and a Result: both outputs right."""
     x = ov_parameter((3, C), np.float32, "x")

@@ -18,6 +18,7 @@ from ..lowering.inputs import FLOAT_TYPES, INT_TYPES, foldable
 from ..lowering.integer_division import trunc_divide
 from ..lowering.integer_power import integer_power_chain
 from ..lowering.registry import lowers
+from . import rms_norm
 from .channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
@@ -90,7 +91,12 @@ def _reciprocal(ctx, a, b):
     out = LazyValue(g, b.etype, _broadcast(a, b), lambda: g.Div(*_scalars(a, b)))
     out.absorb_mul = lambda other: (Value(g, b.etype, _broadcast(other, out), name=g.Div(other, b))
                                     if other.etype == b.etype else None)
+    out.divisor = b
     return out
+
+
+def _product(a, b) -> str:
+    return a._b.Mul(*_scalars(a, b))
 
 
 def _binary(ctx, layer, inputs, onnx_op: str, fold):
@@ -127,10 +133,15 @@ def subtract(ctx, layer, inputs):
 @lowers("Multiply", "opset1")
 def multiply(ctx, layer, inputs):
     """Multiply-1 -> Mul (absorbed by a producer that offers ``absorb_mul``, e.g. a
-    LayerNormalization taking gamma as its scale)."""
+    LayerNormalization taking gamma as its scale; RMSNorm's x * rsqrt: :mod:`.rms_norm`)."""
     a, b = inputs
     _check_operands(layer, a, b)
     if not foldable(a, b):
+        k = rms_norm.x_operand(ctx, layer) if a.etype.is_float else None
+        divisor = getattr(inputs[1 - k], "divisor", None) if k is not None else None
+        out = rms_norm.normalized(ctx, inputs[k], divisor, _product) if divisor is not None else None
+        if out is not None:  # RMSNorm's x * (1 / Sqrt): Div, and a Mul by ones that onnxruntime fuses
+            return [out]
         for x, other in ((a, b), (b, a)):
             absorb = getattr(x, "absorb_mul", None)
             merged = absorb(other) if absorb is not None else None
@@ -145,7 +156,8 @@ def multiply(ctx, layer, inputs):
 
 @lowers("Divide", "opset1")
 def divide(ctx, layer, inputs):
-    """Divide-1 -> Div. Integers truncate toward zero with either m_pythondiv: OpenVINO's ONNX and
+    """Divide-1 -> Div (RMSNorm's Divide: Div, Mul by ones or by the next Multiply's constant,
+    :mod:`.rms_norm`). Integers truncate toward zero with either m_pythondiv: OpenVINO's ONNX and
     PyTorch frontends write ONNX Div and torch's trunc division as Divide(m_pythondiv=true) and
     rely on that (onnxruntime and torch truncate, and so does OpenVINO's runtime); torch's floor
     division is Floor(Divide), whose Floor floor-divides the operands (:mod:`ir2onnx.ir.idioms`)."""
@@ -154,6 +166,10 @@ def divide(ctx, layer, inputs):
     if (not a.etype.is_integer and a.is_const and not b.is_const and a.shape is not None
             and int(np.prod(a.shape)) == 1 and float(np.asarray(a.value()).reshape(())) == 1.0):
         return [_reciprocal(ctx, a, b)]
+    if not a.etype.is_integer and not foldable(a, b) and rms_norm.x_operand(ctx, layer) == 0:
+        out = rms_norm.normalized(ctx, a, b, _product)
+        if out is not None:  # RMSNorm: a Mul by ones that onnxruntime fuses (see rms_norm)
+            return [out]
     if not a.etype.is_integer:
         return _binary(ctx, layer, inputs, "Div", np.divide)
     if foldable(a, b):

@@ -57,6 +57,51 @@ def _matmul_block(ctx, m, axes: list[int]) -> int | None:
     return block
 
 
+def _form(ctx, m) -> tuple[tuple[int, ...], np.ndarray, np.ndarray | None, dict]:
+    """DequantizeLinear's input dims, scale, zero point and attributes for ``m`` at ``ctx.opset``."""
+    w = tuple(m.weight.shape)
+    axes = _varying_axes(m)
+    lo, hi = (axes[0], axes[-1]) if axes else (0, -1)
+    blocked = _blocked_axis(m, lo, hi) if ctx.opset >= 21 else None
+    full_scale = lambda a: np.broadcast_to(a, (1,) * lo + w[lo:hi + 1] + (1,) * (len(w) - hi - 1))  # noqa: E731
+    block = _matmul_block(ctx, m, axes)
+    if block:  # one scale per output channel (or per tensor), repeated per block of K
+        ctx.stats["matmul_blocks"] = ctx.stats.get("matmul_blocks", 0) + 1
+        scale, zp = (None if a is None else np.ascontiguousarray(np.broadcast_to(a, (w[0], w[1] // block)))
+                     for a in (m.scale, m.zero_point))
+        return w, scale, zp, dict(axis=1, block_size=block)
+    if blocked is not None:
+        ctx.require_opset(m.root, 21, "blocked DequantizeLinear (group-wise compressed weights)")
+        keep = lambda a: np.broadcast_to(a, w[:hi + 1] + (1,) + w[hi + 2:]).reshape(  # noqa: E731
+            w[:hi + 1] + w[hi + 2:])
+        zp = None if m.zero_point is None else keep(m.zero_point)
+        return tuple(m.reshape_to), keep(m.scale), zp, dict(axis=blocked, block_size=w[hi + 1])
+    if not axes:  # per tensor
+        zp = None if m.zero_point is None else m.zero_point.reshape(())
+        return w, m.scale.reshape(()), zp, {}
+    pre, mid = int(np.prod(w[:lo], dtype=np.int64)), int(np.prod(w[lo:hi + 1], dtype=np.int64))
+    dims = w if lo == hi else (pre, mid, int(np.prod(w[hi + 1:], dtype=np.int64)))
+    zp = None if m.zero_point is None else full_scale(m.zero_point).reshape(-1)
+    return dims, full_scale(m.scale).reshape(-1), zp, dict(axis=lo if lo == hi else 1)
+
+
+def matmul_form(ctx, m):
+    """``(block, scale, zero point)`` when ``m`` is a MatMul(transpose_b) weight [N, K] written as
+    f32 DequantizeLinear blocked along K (scale and zero point [N, K / block]), else None; counts
+    nothing (see :mod:`.merged_matmuls`)."""
+    if not m.matmul_b or m.out_type != "f32" or m.tied or m.codebook is not None \
+            or m.weight.etype.name not in _INTEGER:
+        return None
+    stats, ctx.stats = ctx.stats, {}
+    try:
+        dims, scale, zp, attrs = _form(ctx, m)
+    finally:
+        ctx.stats = stats
+    if len(dims) != 2 or tuple(m.reshape_to or m.weight.shape) != tuple(dims) or attrs.get("axis") != 1:
+        return None
+    return attrs["block_size"], np.asarray(scale), None if zp is None else np.asarray(zp)
+
+
 def emit(ctx, m) -> Value:
     """The DequantizeLinear (and the Reshape / Cast it needs) that replaces ``m.root``."""
     if m.weight.etype.name in table_weights.TABLE_TYPES or m.codebook is not None:
@@ -71,40 +116,9 @@ def emit(ctx, m) -> Value:
                                      "--compressed-weights unpack unpacks them)")
     ctx.onnx_type(layer, wtype)
     w = tuple(m.weight.shape)
-    axes = _varying_axes(m)
-    lo, hi = (axes[0], axes[-1]) if axes else (0, -1)
-    blocked = _blocked_axis(m, lo, hi) if ctx.opset >= 21 else None
+    dims, scale, zp, attrs = _form(ctx, m)
     f16_out = m.out_type == "f16" and ctx.opset >= 19
     scale_np = np.float16 if f16_out else np.float32
-    full_scale = lambda a: np.broadcast_to(a, (1,) * lo + w[lo:hi + 1] + (1,) * (len(w) - hi - 1))  # noqa: E731
-    attrs = {}
-    block = _matmul_block(ctx, m, axes)
-    if block:  # one scale per output channel (or per tensor), repeated per block of K
-        dims = out_shape = w
-        scale, zp = (None if a is None else np.ascontiguousarray(np.broadcast_to(a, (w[0], w[1] // block)))
-                     for a in (m.scale, m.zero_point))
-        attrs = dict(axis=1, block_size=block)
-        ctx.stats["matmul_blocks"] = ctx.stats.get("matmul_blocks", 0) + 1
-    elif blocked is not None:
-        ctx.require_opset(layer, 21, "blocked DequantizeLinear (group-wise compressed weights)")
-        dims = m.reshape_to
-        keep = lambda a: np.broadcast_to(a, w[:hi + 1] + (1,) + w[hi + 2:]).reshape(  # noqa: E731
-            w[:hi + 1] + w[hi + 2:])
-        scale = keep(m.scale)
-        zp = None if m.zero_point is None else keep(m.zero_point)
-        attrs = dict(axis=blocked, block_size=w[hi + 1])
-        out_shape = m.reshape_to
-    elif not axes:  # per tensor
-        dims, scale = w, m.scale.reshape(())
-        zp = None if m.zero_point is None else m.zero_point.reshape(())
-        out_shape = w
-    else:
-        pre, mid = int(np.prod(w[:lo], dtype=np.int64)), int(np.prod(w[lo:hi + 1], dtype=np.int64))
-        dims = w if lo == hi else (pre, mid, int(np.prod(w[hi + 1:], dtype=np.int64)))
-        attrs = dict(axis=lo if lo == hi else 1)
-        scale = full_scale(m.scale).reshape(-1)
-        zp = None if m.zero_point is None else full_scale(m.zero_point).reshape(-1)
-        out_shape = w
     target = tuple(m.reshape_to or w)
     ctx.stats["compressed_weights"] = ctx.stats.get("compressed_weights", 0) + 1
 

@@ -119,6 +119,10 @@ DYNAMIC = [
     ([None, 3, 4], [4, 0, -1], True, [(2, 3, 4), (0, 3, 4)]),
     ([2, None], [-1, 0], True, [(2, 5), (2, 0)]),
     ([None, None], [0, 3, -1], True, [(2, 6), (0, 6), (4, 0)]),
+    # grouped-query attention's K/V: [B, kv, rep, S, D] -> [B, kv*rep, -1, D], static dims cancel
+    ([None, 2, 3, None, 4], [0, 6, -1, 4], True, [(1, 2, 3, 5, 4), (2, 2, 3, 0, 4), (0, 2, 3, 5, 4)]),
+    ([None, 2, 3, None, 4], [0, 12, -1, 2], True, [(1, 2, 3, 5, 4), (0, 2, 3, 5, 4)]),
+    ([2, 3, None], [3, -1, 2], False, [(2, 3, 4), (2, 3, 0)]),
 ]
 
 
@@ -133,6 +137,14 @@ def test_dynamic_batch_copy_is_one_reshape(tmp_path):
     model = ir2onnx.convert(_reshape_ir(tmp_path, [None, 3, 4], [0, -1], True))
     assert [n.op_type for n in model.graph.node] == ["Reshape", "Identity"]
     assert onnx.numpy_helper.to_array(model.graph.initializer[0]).tolist() == [0, 12]
+
+
+def test_grouped_query_reshape_takes_the_dynamic_dim(tmp_path):
+    """When the static dims beside one dynamic dim cancel the literals, the -1 is that dim: two
+    Shape slices and a Concat, no ReduceProd or Div (one Reshape per K and V of every layer)."""
+    model = ir2onnx.convert(_reshape_ir(tmp_path, [None, 4, 3, None, 64], [0, 12, -1, 64], True))
+    types = [n.op_type for n in model.graph.node]
+    assert types.count("Shape") == 2 and not {"ReduceProd", "Div", "Gather"} & set(types), types
 
 
 # -- the dynamic-batch flatten OpenVINO writes: ShapeOf -> Gather -> Concat -> Reshape ---------------

@@ -87,11 +87,16 @@ def _known_pattern(ctx, layer, x: Value, terms: list, special_zero: bool):
         if x.shape is None:
             raise UnsupportedLayer(layer, "inferring -1 on an input of unknown rank is not supported")
         rest = [k for k in range(len(x.shape)) if k not in copied]  # copied dims cancel (OpenVINO)
-        if all(x.shape[k] is not None for k in rest):
-            num = math.prod(x.shape[k] for k in rest)
-            if num % math.prod(literals):
+        dynamic = [k for k in rest if x.shape[k] is None]
+        static = math.prod(x.shape[k] for k in rest if x.shape[k] is not None)
+        if not dynamic:
+            if static % math.prod(literals):
                 raise InvalidLayer(layer, _no_fit(terms, x))
-            inferred, rest = num // math.prod(literals), []
+            inferred, rest = static // math.prod(literals), []
+        elif len(dynamic) == 1 and static == math.prod(literals) and (special_zero or not copied):
+            # the static dims cancel the literals: the -1 is that one dynamic dim (GQA's
+            # [B, kv, rep, S, D] -> [B, kv*rep, -1, D]), a Shape slice instead of a ReduceProd
+            inferred, rest = DimOf(x, dynamic[0]), []
     out = [inferred if t == INFER else _static_dim(x, t) for t in terms]
     if all(isinstance(t, int) for t in out):
         out_shape = tuple(out)

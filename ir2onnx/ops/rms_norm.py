@@ -65,8 +65,10 @@ def normalized(ctx, x: Value, divisor: Value, product: Callable[[Value, Value], 
             made["div"] = Value(g, et, x.shape, name=g.Div(x, divisor))
         return made["div"]
 
-    out = LazyValue(g, et, x.shape,
-                    lambda: product(divided(), Value(g, et, (h,), name=g.const(np.ones(h, et.numpy), et.numpy, "ones"))))
+    def ones() -> Value:  # one initializer for every norm of this width
+        return Value(g, et, (h,), name=g.add_tensor(np.ones(h, et.numpy), et, (h,), "ones", key=("ones",)))
+
+    out = LazyValue(g, et, x.shape, lambda: product(divided(), ones()))
 
     def absorb(other: Value):
         if not other.is_const or other.etype != et or other.shape is None or not _fits(other.shape, x.shape):

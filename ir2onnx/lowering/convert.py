@@ -44,6 +44,14 @@ class Context:
     inside: set = field(default_factory=set)  # ids of the chains' other layers (replaced)
     found: dict = field(default_factory=dict)  # id(graph) -> (graph, its decompression chains), kept across opset retries
     auto_opset: int = 0  # the newest opset the converter may choose (0: the opset was given)
+    merged: dict = field(default_factory=dict)  # MatMul layer id -> its piece of a merged MatMul
+    consumer_map: dict | None = None  # graph.consumers(), made on first use
+
+    def consumers(self) -> dict:
+        """``graph.consumers()`` of the graph being lowered, computed once."""
+        if self.consumer_map is None:
+            self.consumer_map = self.graph.consumers()
+        return self.consumer_map
 
     def prefer_opset(self, layer: Layer, opset: int, what: str) -> bool:
         """Whether a form that needs ``opset`` can be used: True at ``opset`` or newer, NeedsOpset
@@ -341,6 +349,9 @@ def _summary(stats: dict) -> list[str]:
     if "matmul_blocks" in stats:
         lines.append(f"{stats['matmul_blocks']} of them per-channel MatMul weights, written in blocks of K "
                      f"(the same values; onnxruntime's MatMulNBits runs them faster)")
+    if "merged_groups" in stats:
+        lines.append(f"{stats['merged_matmuls']} compressed MatMuls reading the same input merged into "
+                     f"{stats['merged_groups']} (q/k/v, gate/up: one MatMulNBits each, then Split)")
     if "gathered_tables" in stats:
         lines.append(f"{stats['gathered_tables']} Gather(s) of a compressed table read the packed rows first "
                      f"and dequantize only those")

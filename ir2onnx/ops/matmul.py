@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering import merged_matmuls
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
 from ..lowering.shapes import i64
@@ -59,9 +60,14 @@ def _check_shapes(layer, a_shape, b_shape) -> None:
 @lowers("MatMul", "opset1")
 def matmul(ctx, layer, inputs):
     """MatMul-1 -> [Transpose] -> MatMul (transposes of small constants folded; a 1-D B after a
-    Transpose of A: Unsqueeze, MatMul, Squeeze)."""
+    Transpose of A: Unsqueeze, MatMul, Squeeze; compressed weights of siblings reading the same A:
+    one MatMul, Split, :mod:`ir2onnx.lowering.merged_matmuls`)."""
     a, b = inputs
     weight = b
+    merged = merged_matmuls.piece(ctx, layer, a) if a.etype == b.etype else None
+    if merged is not None:  # q/k/v, gate/up: one MatMul for the siblings (see merged_matmuls)
+        merged.absorb_add = lambda other: _vector_bias(ctx, merged, other)
+        return [merged]
     if a.etype != b.etype:
         raise InvalidLayer(layer, f"operands have different element types ({a.etype.name} and {b.etype.name})")
     if a.etype.name not in TYPES:

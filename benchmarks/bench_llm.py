@@ -1,7 +1,7 @@
 """Per-token decode latency of an LLM IR on every runtime, in one run, same threads.
 
     python benchmarks/bench_llm.py IR_DIR [--optimum-onnx MODEL.onnx] [--threads 2]
-        [--prompt 32] [--tokens 32] [--rounds 6] [--block 2]
+        [--prompt 32] [--tokens 32] [--rounds 6] [--block 2] [--accuracy-level 4|0]
 
 IR_DIR is an optimum-intel export (openvino_model.xml; ``samples/make_llm.py --bench OUT``
 makes a ~110M-parameter Llama-style one). Runners, each decoding ``--tokens`` greedy tokens after
@@ -13,8 +13,9 @@ a ``--prompt``-token prompt of the same ids:
 - ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed);
 - ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given).
 
-onnxruntime sessions run with ``session.intra_op.allow_spinning=0`` and ``--threads`` intra-op
-threads, OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
+onnxruntime sessions run with ``session.intra_op.allow_spinning=0``, ``--threads`` intra-op
+threads and MatMulNBits at ``--accuracy-level`` (4, onnxruntime's default: int8 activations;
+0: f32 activations, OpenVINO's exact settings, much slower; the genai folder is written at it), OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
 runner ``--block`` times back to back (one untimed first); a token's time is the median of its
 decode steps (the prompt step apart), and ratios are taken per round against ``ort`` and
 summarised by their median (``--baseline`` names the runner, default ``ort``), which cancels
@@ -38,7 +39,7 @@ from ir2onnx import llm, runtime  # noqa: E402
 from ir2onnx.backends import OPENVINO_EXACT  # noqa: E402
 
 
-ACCURACY_LEVEL = ["0"]  # MatMulNBits' accuracy level for the ort runner (--accuracy-level)
+ACCURACY_LEVEL = ["4"]  # MatMulNBits' accuracy level for the ort runner (--accuracy-level)
 
 
 def ort_session(path, threads: int):
@@ -148,9 +149,9 @@ def main() -> None:
     p.add_argument("--block", type=int, default=2)
     p.add_argument("--only", nargs="*", help="runners to time (default all)")
     p.add_argument("--baseline", default="ort", help="the runner ratios are taken against (default ort)")
-    p.add_argument("--accuracy-level", choices=["0", "4"], default="0",
-                   help="MatMulNBits accuracy level of the ort runner: 0, f32 activations as OpenVINO's "
-                        "exact settings (default); 4, int8 activations, onnxruntime's own default")
+    p.add_argument("--accuracy-level", choices=["0", "4"], default="4",
+                   help="MatMulNBits accuracy level of the ort and genai runners: 4, int8 activations, "
+                        "onnxruntime's own default (default); 0, f32 activations as OpenVINO's exact settings")
     args = p.parse_args()
     ACCURACY_LEVEL[0] = args.accuracy_level
 
@@ -169,7 +170,8 @@ def main() -> None:
     except ImportError:
         print("onnxruntime-genai is not installed: no genai runner")
     else:
-        runners["genai"] = genai_runner(write_folder(load_ir(xml), tmp / "genai"), args.threads)
+        folder = write_folder(load_ir(xml), tmp / "genai", accuracy_level=int(args.accuracy_level))
+        runners["genai"] = genai_runner(folder, args.threads)
     if args.optimum_onnx:
         runners["optimum_onnx"] = ort_runner(args.optimum_onnx, args.threads)
     if args.only:

@@ -67,6 +67,11 @@ def _add_convert(sub) -> None:
                    help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
                         "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
                         "tokenizer files of the IR's folder; docs/llm.md)")
+    p.add_argument("--accuracy-level", type=int, choices=(0, 4), default=None,
+                   help="with --genai, how onnxruntime's MatMulNBits computes compressed weights: 4 "
+                        "(default, onnxruntime's own: activations quantized to int8 per block, as "
+                        "OpenVINO's CPU plugin does by default) or 0 (f32 activations: OpenVINO's "
+                        "exact results, 5-20x slower per token)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -145,6 +150,9 @@ def cmd_convert(args) -> int:
     from .stateful import variables
 
     start = time.perf_counter()
+    if args.accuracy_level is not None and not args.genai:
+        raise Ir2OnnxError("--accuracy-level applies to --genai folders (a plain model's level is the "
+                           "session's: session.qdq_matmulnbits_accuracy_level, onnxruntime's default 4)")
     rename = parse_renames(args.rename)
     xml = model_xml(args.model[0])
     out = onnx_output(xml, args.output)
@@ -160,7 +168,8 @@ def cmd_convert(args) -> int:
             folder = write_folder(graph, args.genai, opset=args.opset, verify=not args.no_verify,
                                   external_data=True if args.external_data else None,
                                   quantized=args.quantized, compressed_weights=args.compressed_weights,
-                                  summary=summary)
+                                  summary=summary,
+                                  accuracy_level=4 if args.accuracy_level is None else args.accuracy_level)
         for line in summary:
             print(f"ir2onnx: {line}", file=sys.stderr)
         print(f"wrote {folder} for onnxruntime-genai in {time.perf_counter() - start:.2f} s", file=sys.stderr)

@@ -10,7 +10,9 @@ the tokenizer files of the IR's folder. The model is the plain conversion with g
 - ``beam_idx`` removed: genai reorders no beams inside the graph (it runs greedy search or
   reorders the cache itself), so each ``Gather(cache, beam_idx, axis=batch)`` becomes an
   Identity. The plain conversion keeps ``beam_idx``;
-- with compressed weights, saved optimized by onnxruntime (:func:`preoptimize`).
+- with compressed weights at ``accuracy_level`` 0 (exact), saved optimized by onnxruntime
+  (:func:`preoptimize`); at 4, onnxruntime's default, left as DequantizeLinear -> MatMul for
+  genai's session to fuse (standard ONNX, fast: activations quantized to int8 per block).
 
 ``genai_config.json`` takes the layers, KV heads, head size and vocabulary from the IR (the cache
 shapes, the logits), and the token ids, attention heads, hidden size, context length and model
@@ -188,6 +190,9 @@ def genai_config(facts: dict, folder: Path | None) -> dict:
     return {"model": model, "search": search}
 
 
+ACCURACY_LEVELS = (0, 4)  # MatMulNBits: 0 exact (f32 activations), 4 int8 activations (onnxruntime's default)
+
+
 def preoptimize(path: Path) -> None:
     """Replace the model at ``path`` by onnxruntime's extended-level optimization of it, made with
     ``session.qdq_matmulnbits_accuracy_level`` 0: onnxruntime fuses DequantizeLinear -> MatMul of
@@ -217,14 +222,20 @@ def preoptimize(path: Path) -> None:
 
 
 def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verify=True,
-                 quantized="exact", compressed_weights="dequantize", summary=None) -> Path:
+                 quantized="exact", compressed_weights="dequantize", summary=None,
+                 accuracy_level: int = 4) -> Path:
     """Convert ``graph`` into ``out_dir`` for onnxruntime-genai (see the module docstring); the
-    folder is written only when the conversion succeeds."""
+    folder is written only when the conversion succeeds. ``accuracy_level``: what onnxruntime's
+    MatMulNBits computes for compressed weights, 4 (its default: activations quantized to int8
+    per block, as OpenVINO's CPU plugin does by default; 5-20x faster per token) or 0 (f32
+    activations, OpenVINO's exact settings: the tokens are OpenVINO's)."""
     from .lowering.convert import convert_graph
     from .verify import verify_model
     from .writer import save
 
     out = Path(out_dir)
+    if accuracy_level not in ACCURACY_LEVELS:
+        raise Ir2OnnxError(f"accuracy level {accuracy_level}: choose 0 (exact) or 4 (int8 activations)")
     if out.exists() and not out.is_dir():
         raise Ir2OnnxError(f"--genai '{out}' exists and is not a folder")
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
@@ -241,10 +252,14 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None
     save(conv, out / "model.onnx", external_data=external_data, verify=check)
     if any(n.op_type == "DequantizeLinear" for n in conv.model.graph.node):
-        preoptimize(out / "model.onnx")
+        if accuracy_level == 0:
+            preoptimize(out / "model.onnx")
         if summary is not None:
-            summary.append("model.onnx is saved optimized by onnxruntime, its compressed weights "
-                           "as MatMulNBits with accuracy_level 0 (genai sets no session config)")
+            summary.append("model.onnx is saved optimized by onnxruntime, its compressed weights as "
+                           "MatMulNBits with accuracy_level 0 (exact; genai sets no session config)"
+                           if accuracy_level == 0 else
+                           "compressed weights: genai's onnxruntime runs them as MatMulNBits at its "
+                           "default accuracy level 4 (int8 activations; --accuracy-level 0: exact, slower)")
     (out / "genai_config.json").write_text(json.dumps(config, indent=4) + "\n")
     for name in TOKENIZER_FILES:
         if folder and (folder / name).is_file():

@@ -112,10 +112,11 @@ def test_the_plain_conversion_documents_its_state(name, tmp_path):
     assert ("beam_idx" in inputs) == (name == "llama_fp32")  # kept in the plain conversion
 
 
-@pytest.mark.parametrize("name", ["llama_fp32", "gemma2_int4", "qwen2_int4", "llama_stateless"])
-def test_the_genai_folder(name, tmp_path, capsys):
+@pytest.mark.parametrize("name, level", [("llama_fp32", None), ("gemma2_int4", "0"), ("qwen2_int4", None),
+                                         ("llama_stateless", None)])
+def test_the_genai_folder(name, level, tmp_path, capsys):
     out = tmp_path / "g"
-    assert cli.main(["convert", str(xml(name)), "--genai", str(out)]) == 0
+    assert cli.main(["convert", str(xml(name)), "--genai", str(out)] + (["--accuracy-level", level] if level else [])) == 0
     assert {"genai_config.json", "model.onnx", "tokenizer.json", "tokenizer_config.json"} <= {
         p.name for p in out.iterdir()}
     model = onnx.load(out / "model.onnx")
@@ -125,11 +126,12 @@ def test_the_genai_folder(name, tmp_path, capsys):
     assert "beam_idx" not in ins and not any("beam_idx" in n.input for n in model.graph.node)
     assert outs[0] == "logits" and sorted(outs[1:]) == [f"present.{n}" for n in ("0.key", "0.value", "1.key", "1.value")]
     fused = [n for n in model.graph.node if n.op_type == "MatMulNBits"]  # genai cannot set the
-    if "int4" in name:  # session's accuracy level: the folder holds the fused nodes, at level 0
+    if level == "0":  # session's accuracy level: the folder holds the fused nodes, at level 0
         assert fused and all(onnx.helper.get_attribute_value(a) == 0 for n in fused
                              for a in n.attribute if a.name == "accuracy_level")
-    else:
+    else:  # onnxruntime's default level: standard DequantizeLinear -> MatMul, fused by genai's session
         assert not fused
+        assert any(n.op_type == "DequantizeLinear" for n in model.graph.node) == ("int4" in name)
     config = json.loads((out / "genai_config.json").read_text())
     hf = json.loads((SAMPLES / name / "config.json").read_text())
     m, d = config["model"], config["model"]["decoder"]
@@ -168,7 +170,7 @@ def test_genai_refuses_what_is_not_an_llm(tmp_path, capsys):
 def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
     og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
                              "(an optional extra: pip install 'ir2onnx[genai]')")
-    assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g")]) == 0
+    assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g"), "--accuracy-level", "0"]) == 0
     expected = greedy_json(name)
     model = og.Model(str(tmp_path / "g"))
     params = og.GeneratorParams(model)
@@ -180,3 +182,38 @@ def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
         gen.generate_next_token()
         tokens.append(int(gen.get_next_tokens()[0]))
     assert tokens == expected["tokens"]
+
+
+@pytest.mark.parametrize("name", ["llama_int4", "mixtral_int8"])
+def test_onnxruntime_genai_at_the_default_level_decodes_as_onnxruntime_does(name, tmp_path):
+    """The default folder (accuracy level 4, int8 activations): genai's greedy tokens are those of
+    a plain onnxruntime session at level 4 on the same model.onnx."""
+    og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
+                             "(an optional extra: pip install 'ir2onnx[genai]')")
+    import onnxruntime as ort
+
+    from ir2onnx.llm_decode import greedy
+
+    assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g")]) == 0
+    prompt = greedy_json(name)["prompt"]
+    model = og.Model(str(tmp_path / "g"))
+    params = og.GeneratorParams(model)
+    params.set_search_options(do_sample=False, max_length=len(prompt) + 16)
+    gen = og.Generator(model, params)
+    gen.append_tokens(np.array([prompt], np.int32))
+    tokens = []
+    while not gen.is_done() and len(tokens) < 16:
+        gen.generate_next_token()
+        tokens.append(int(gen.get_next_tokens()[0]))
+    opts = ort.SessionOptions()
+    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "4")
+    sess = ort.InferenceSession(str(tmp_path / "g" / "model.onnx"), opts, providers=["CPUExecutionProvider"])
+    iface = llm.interface(onnx.load(str(tmp_path / "g" / "model.onnx"), load_external_data=False))
+    want, _ = greedy(sess, iface, np.array([prompt], np.int64), 16)
+    assert tokens == want[0].tolist()
+
+
+def test_accuracy_level_is_for_genai_folders(tmp_path, capsys):
+    assert cli.main(["convert", str(xml("llama_int4")), "-o", str(tmp_path / "m.onnx"), "--accuracy-level", "0"]) == 2
+    assert "--accuracy-level applies to --genai folders" in capsys.readouterr().err
+    assert not (tmp_path / "m.onnx").exists()

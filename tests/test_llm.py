@@ -217,3 +217,34 @@ def test_accuracy_level_is_for_genai_folders(tmp_path, capsys):
     assert cli.main(["convert", str(xml("llama_int4")), "-o", str(tmp_path / "m.onnx"), "--accuracy-level", "0"]) == 2
     assert "--accuracy-level applies to --genai folders" in capsys.readouterr().err
     assert not (tmp_path / "m.onnx").exists()
+
+
+def test_the_cache_reorder_is_a_plain_gather(tmp_path):
+    """Gather(state, beam_idx, axis 0) -> ONNX Gather: each state input is reordered by beam_idx
+    (negative indices count from the end), and an index out of range raises in onnxruntime as in
+    the framework's index_select (OpenVINO's runtime zeroes the row: docs/deviations.md)."""
+    import onnxruntime as ort
+
+    model = cli_convert(xml("llama_fp32"), tmp_path)
+    states = {c.input for c in llm.interface(model).caches}
+    gathers = [n for n in model.graph.node if n.op_type == "Gather" and n.input[0] in states]
+    assert len(gathers) == len(states) and all(n.input[1] == "beam_idx" for n in gathers)
+    readers = {n.op_type for n in model.graph.node for g in gathers if g.output[0] in n.input}
+    assert "Where" not in readers
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(7)
+    cache = {s: rng.standard_normal((2, 2, 3, 16)).astype(np.float32) for s in states}
+    feeds = {"input_ids": np.array([[5], [6]]), "attention_mask": np.ones((2, 4), np.int64),
+             "position_ids": np.array([[3], [3]]), **cache}
+    names = [o.name for o in sess.get_outputs()]
+    for beams in ([1, 0], [-1, 0], [1, 1]):
+        got = dict(zip(names, sess.run(None, {**feeds, "beam_idx": np.array(beams, np.int32)})))
+        for s in states:
+            np.testing.assert_array_equal(got[s + ".new"][:, :, :3], cache[s][np.array(beams) % 2])
+    with pytest.raises(Exception, match="out of bounds|out of range|indices"):
+        sess.run(None, {**feeds, "beam_idx": np.array([2, 0], np.int32)})
+
+
+def cli_convert(path, tmp_path):
+    assert cli.main(["convert", str(path), "-o", str(tmp_path / "m.onnx"), "-q"]) == 0
+    return onnx.load(tmp_path / "m.onnx")

@@ -2,7 +2,11 @@
 non-zero elements).
 
 Gather: indices outside the valid range give zeros (OpenVINO), which ONNX Gather rejects,
-so such indices are masked unless they are constants known to be in range. batch_dims > 0 becomes
+so such indices are masked unless they are constants known to be in range, or the Gather is a
+KV-cache reorder: a state variable gathered along axis 0 by a model input (optimum-intel's
+``Gather(ReadValue, beam_idx)``) is a plain Gather, which raises on a row index out of range as
+the framework's ``index_select`` does, where OpenVINO's runtime zeroes the row (docs/deviations.md):
+the mask cost 9 nodes and a pass over the cache per variable, every step. batch_dims > 0 becomes
 GatherND(batch_dims), with Transposes around it when the axis is not the first non-batch dim.
 Gathering from a shape vector keeps its per-element knowledge (see :mod:`.shape`).
 GatherElements-6 -> GatherElements and GatherND-8 -> GatherND(batch_dims) (i32 indices Cast to i64;
@@ -63,7 +67,17 @@ def _gather(ctx, layer, inputs, negative: bool):
                 picked = tuple(elements[i] for i in idx.reshape(-1))
                 return [vector_value(g, data.etype, idx.shape, picked, lambda: g.Gather(data, i64(g, idx), axis=0))]
             return [g.Gather(data, i64(g, idx), axis=axis)]
+    if axis == 0 and negative and _reorders_state(ctx, layer, data, indices):
+        return [ctx.b.Gather(data, indices, axis=0)]  # i32 or i64 indices, as ONNX's Gather takes
     return [_masked_gather(ctx, data, indices, axis, rank, negative, out_shape)]
+
+
+def _reorders_state(ctx, layer, data: Value, indices: Value) -> bool:
+    """Whether ``layer`` gathers a state variable (a ReadValue's graph input) by a Parameter."""
+    if not any(data is v for v in ctx.state_inputs.values()) or layer.sources[1].layer not in ctx.graph.layers:
+        return False
+    source = ctx.graph.layers[layer.sources[1].layer]
+    return source.type == "Parameter" and indices.etype.name in ("i32", "i64")
 
 
 def _gathered_first(ctx, data: Value, indices: Value, size: int, negative: bool) -> Value | None:

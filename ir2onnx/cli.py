@@ -280,13 +280,16 @@ def cmd_run(args) -> int:
         result = run_model(model, given, weights=args.weights, shapes=shapes, seed=args.seed,
                            provider=args.provider, steps=args.steps,
                            precision=args.precision)
+    if result.examples:
+        print(f"ir2onnx: input(s) {', '.join(result.examples)} from the example inputs {result.example_file}",
+              file=sys.stderr)
     for name, value in result.inputs.items():
         print(_summary(f"input {name}", value))
     for name, value in result.outputs.items():
         print(_summary(f"output {name}", value))
     for name, what in nonfinite(result.outputs).items():
         print(f"ir2onnx: warning: output '{name}' holds {what} elements"
-              + ("" if given else " (the inputs were generated: give real ones with --input)"),
+              + ("" if given or result.examples else " (the inputs were generated: give real ones with --input)"),
               file=sys.stderr)
     if save:
         with os_errors("write the --save file"):

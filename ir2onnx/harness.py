@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import example_inputs
 from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
                        resolve_providers, run_openvino, run_openvino_isolated, run_oracle, run_ort,
                        timed)
@@ -120,18 +121,23 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     ``progress``: called with one line as each step starts or ends (the CLI prints them to stderr).
     An LLM IR (``input_ids`` and a KV cache, :func:`ir2onnx.llm.is_llm`) is fed decode steps
     instead (:mod:`ir2onnx.llm_decode`): the prompt, then one token a step, the mask and positions
-    growing, ``beam_idx`` arange(batch).
+    growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
+    example inputs when it has them (``<stem>.inputs.npz`` beside the .xml:
+    :mod:`ir2onnx.example_inputs`).
     """
     from .api import _graph
     from .lowering import precision as precision_pass
-    from .oracles.interpreter import output_names
+    from .oracles.interpreter import input_name, output_names, parameters
 
     precision_pass.check_mode(precision)
     graph = precision_pass.apply(_graph(model, weights), precision)
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]
     run_providers, unavailable = resolve_providers(providers)
+    inputs, taken, file = example_inputs.fill(graph.xml_path, [input_name(p) for p in parameters(graph)],
+                                              inputs, shapes)
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
+    origin.update({name: f"example inputs ({file})" for name in taken})
     stateful = bool(variables(graph))
     steps = (steps or STEPS) if stateful else 0
     step1 = feeds
@@ -212,7 +218,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
 
 def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:
     """NaN or Inf in an output: a problem when some input was generated (the check then proved
-    nothing: the inputs do not fit the model, give real ones), a note when all were given."""
+    nothing: the inputs do not fit the model, give real ones), a note when all were given or
+    came from the model's example inputs."""
     from .input_values import nonfinite
 
     found: dict[str, list[str]] = {}
@@ -220,7 +227,7 @@ def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: l
         for name, what in nonfinite(b.outputs).items():
             found.setdefault(f"output '{name}' holds {what} elements", []).append(b.name)
     lines = [f"{text} ({', '.join(names)})" for text, names in found.items()]
-    if all(o == "given" for o in origin.values()):
+    if all(o == "given" or o.startswith("example inputs") for o in origin.values()):
         notes += lines
         return []
     return [f"{line}: the generated inputs may not fit the model; give real ones with --input"

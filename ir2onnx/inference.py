@@ -1,8 +1,9 @@
 """``ir2onnx.run``: run a model on onnxruntime and return its outputs (``ir2onnx run`` prints them).
 
 The model may be an .onnx file, an IR .xml (converted into a temporary folder first), a loaded
-Graph, an in-memory ``openvino.Model`` or an ``onnx.ModelProto``. Inputs not given are generated
-(:mod:`ir2onnx.input_values`); a stateful IR (ReadValue/Assign) runs ``steps`` steps.
+Graph, an in-memory ``openvino.Model`` or an ``onnx.ModelProto``. Inputs not given come from the
+model's example inputs (``<stem>.inputs.npz`` beside it, :mod:`ir2onnx.example_inputs`) or are
+generated (:mod:`ir2onnx.input_values`); a stateful IR (ReadValue/Assign) runs ``steps`` steps.
 """
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from .errors import Ir2OnnxError
 
 @dataclass
 class RunResult:
-    """The inputs fed (given and generated) and the outputs, both by name."""
+    """The inputs fed (given, example and generated) and the outputs, both by name; the inputs
+    taken from the example inputs file, and its name."""
 
     inputs: dict[str, np.ndarray] = field(default_factory=dict)
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+    example_file: str = ""
 
 
 def _load_session(model: Path, provider: str):
@@ -43,7 +47,9 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
     from . import runtime
     from .input_values import ir_hints, onnx_file_hints
 
-    graph, state_vars = None, []
+    from . import example_inputs
+
+    graph, state_vars, source = None, [], None
     with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
         if _is_ir(model):
             from .api import _graph, convert_file
@@ -52,6 +58,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
             from .lowering.precision import apply
 
             graph = _graph(model, weights)
+            source = graph.xml_path
             state_vars = variables(graph)
             path = convert_file(graph, Path(tmp) / "model.onnx", precision=precision)
             hints = ir_hints(graph)
@@ -66,7 +73,9 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
                 raise Ir2OnnxError(f"model file '{path}' not found" if not path.exists()
                                    else f"model '{path}' is not a file")
             hints = onnx_file_hints(path)
+            source = path
         sess = _load_session(path, provider)
+        inputs, taken, file = example_inputs.fill(source, [i.name for i in sess.get_inputs()], inputs, shapes)
         feeds = runtime.make_inputs(sess, inputs, shapes, seed=seed, hints=hints)
         if state_vars:
             from .stateful import initial_state, ort_steps
@@ -77,7 +86,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
             outputs = ort_steps(sess, feeds, initial_state(graph, feeds), steps)
         else:
             outputs = runtime.run(sess, feeds)
-    return RunResult(feeds, outputs)
+    return RunResult(feeds, outputs, taken, file)
 
 
 def _is_ir(model) -> bool:

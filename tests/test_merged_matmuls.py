@@ -5,8 +5,6 @@ unmerged conversion's (onnxruntime's kernel sums in another order for another N:
 from __future__ import annotations
 
 import numpy as np
-import onnx
-import onnxruntime as ort
 import openvino.opset15 as ops
 import pytest
 
@@ -15,16 +13,9 @@ from ir2onnx.api import convert
 from ir2onnx.lowering import merged_matmuls
 from ir2onnx.testing import ov_compressed_weight, ov_parameter, ov_save, run_openvino
 
+from util import optimized_nodes
+
 K = 256
-
-
-def _optimized(model, path) -> list[str]:
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    opts.optimized_model_filepath = str(path)
-    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
-    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-    return [n.op_type for n in onnx.load(str(path)).graph.node]
 
 
 def _ir(path, weights, bias=False):
@@ -55,7 +46,7 @@ def test_siblings_merge_and_match_openvino(tmp_path, weights, groups, bias, monk
     model = convert(xml)
     types = [n.op_type for n in model.graph.node]
     assert types.count("Split") == groups
-    optimized = _optimized(model, tmp_path / "opt.onnx")
+    optimized = [n.op_type for n in optimized_nodes(model, tmp_path / "opt.onnx")]
     assert optimized.count("MatMulNBits") == len(weights) - sum(
         len(g) - 1 for g in _merged_groups(model)), optimized
     feed = np.random.default_rng(5).standard_normal((2, 3, K)).astype(np.float32)

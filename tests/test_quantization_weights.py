@@ -22,6 +22,7 @@ from ir2onnx.errors import UnsupportedLayer
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import assert_bitexact, assert_check, ov_compressed_weight, ov_parameter, ov_save, run_openvino
+from util import optimized_nodes
 
 CASES = [  # etype, group, zero point, scale dtype
     ("u8", None, "int", np.float16), ("u8", None, "scalar", np.float32), ("i8", None, None, np.float16),
@@ -181,12 +182,7 @@ def test_cli_flag_and_summary(tmp_path, capsys):
 
 def _optimized_ops(model, path) -> list[str]:
     """The node types of onnxruntime's optimized graph (default optimizations, as runtime.session)."""
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    opts.optimized_model_filepath = str(path)
-    opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
-    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-    return [n.op_type for n in onnx.load(str(path)).graph.node]
+    return [n.op_type for n in optimized_nodes(model, path)]
 
 
 @pytest.mark.parametrize("etype, group, xshape, bshape", [
@@ -209,12 +205,8 @@ def test_weights_with_a_bias_become_matmulnbits(tmp_path, etype, group, xshape, 
 
 
 def _matmulnbits_blocks(model, path) -> list[int]:
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    opts.optimized_model_filepath = str(path)
-    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     return [next(a.i for a in n.attribute if a.name == "block_size")
-            for n in onnx.load(str(path)).graph.node if n.op_type == "MatMulNBits"]
+            for n in optimized_nodes(model, path, None) if n.op_type == "MatMulNBits"]
 
 
 @pytest.mark.parametrize("etype, zp, k, block", [

@@ -160,3 +160,18 @@ def equal_to_the_formula(got: np.ndarray, want: np.ndarray) -> None:
         np.testing.assert_array_max_ulp(got, want, maxulp=1)
     else:
         np.testing.assert_array_equal(got, want)
+
+
+def optimized_nodes(model, path, accuracy_level: str | None = "0") -> list:
+    """The nodes of onnxruntime's optimized graph of ``model`` (default optimizations), written to
+    ``path``; MatMulNBits fused at ``accuracy_level`` (None: onnxruntime's default)."""
+    import onnx
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.optimized_model_filepath = str(path)
+    if accuracy_level is not None:
+        opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", accuracy_level)
+    ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return list(onnx.load(str(path)).graph.node)

@@ -248,3 +248,12 @@ def test_the_cache_reorder_is_a_plain_gather(tmp_path):
 def cli_convert(path, tmp_path):
     assert cli.main(["convert", str(path), "-o", str(tmp_path / "m.onnx"), "-q"]) == 0
     return onnx.load(tmp_path / "m.onnx")
+
+
+def test_the_new_cache_is_written_by_its_concat(tmp_path):
+    """onnxruntime copies a tensor for an Identity into a graph output: each `<variable>.new`
+    is written by the Concat that appends the step's key or value, with no Identity."""
+    model = cli_convert(xml("llama_int4"), tmp_path)
+    producers = {o: n.op_type for n in model.graph.node for o in n.output}
+    news = [o.name for o in model.graph.output if o.name.endswith(".new")]
+    assert news and all(producers[n] == "Concat" for n in news), {n: producers[n] for n in news}

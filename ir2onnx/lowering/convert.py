@@ -46,6 +46,7 @@ class Context:
     auto_opset: int = 0  # the newest opset the converter may choose (0: the opset was given)
     merged: dict = field(default_factory=dict)  # MatMul layer id -> its piece of a merged MatMul
     consumer_map: dict | None = None  # graph.consumers(), made on first use
+    values: dict = field(default_factory=dict)  # (layer id, output) -> Value, of the layers lowered so far
 
     def consumers(self) -> dict:
         """``graph.consumers()`` of the graph being lowered, computed once."""
@@ -249,7 +250,10 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
     refined = fixed_shapes.refine(graph, b, values, outputs) if refine else None
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
-    g = helper.make_graph(b.nodes, _safe_graph_name(graph.name), b.inputs, outputs)
+    nodes, tensors = prune(b.nodes, outputs, b.tensors)
+    nodes = without_output_identities(nodes, [ctx.state_outputs[var] for var in ctx.state_inputs],
+                                      {i.name for i in b.inputs} | {t.name for t in tensors} | {o.name for o in outputs})
+    g = helper.make_graph(nodes, _safe_graph_name(graph.name), b.inputs, outputs)
     model = helper.make_model(
         g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
         producer_version=__version__,
@@ -258,7 +262,72 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(graph.all_layers()))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, b.tensors, node_layers, _summary(ctx.stats)), refined
+    return Converted(model, tensors, node_layers, _summary(ctx.stats)), refined
+
+
+def prune(nodes: list, outputs: list, tensors: list) -> tuple[list, list]:
+    """The nodes that some graph output depends on, and the initializers they read: a lowering
+    that found a cheaper form leaves the first form unread (grouped attention's repeated key and
+    value heads, :mod:`ir2onnx.ops.attention_groups`). Names that a sub-graph reads from the outer
+    scope count as read by the node that holds it."""
+    needed = {o.name for o in outputs}
+    kept = []
+    for node in reversed(nodes):  # topological order: a node's readers come after it
+        if any(o in needed for o in node.output):
+            kept.append(node)
+            needed.update(node.input)
+            needed.update(_captured(node))
+    kept.reverse()
+    aliased = {t.alias for t in tensors if t.name in needed and t.alias}
+    return kept, [t for t in tensors if t.name in needed or t.name in aliased]
+
+
+def without_output_identities(nodes: list, outputs: list, sources: set) -> list:
+    """The nodes with each ``Identity(x) -> output`` (of ``outputs``: the variables' ``.new``)
+    dropped, ``x``'s producer writing the output's name itself (and every reader of ``x`` reading
+    it): onnxruntime copies the tensor for such an Identity, the whole KV cache at every decode
+    step. Kept where ``x`` is in ``sources`` (graph inputs, initializers, graph outputs) or
+    already renamed for another output."""
+    names = {o.name for o in outputs}
+    produced = {o for n in nodes for o in n.output}
+    renamed: dict[str, str] = {}
+    dropped = set()
+    for node in nodes:
+        if node.op_type == "Identity" and node.output[0] in names:
+            x = node.input[0]
+            if x in produced and x not in sources and x not in names and x not in renamed:
+                renamed[x] = node.output[0]
+                dropped.add(id(node))
+    if not renamed:
+        return nodes
+    kept = [n for n in nodes if id(n) not in dropped]
+    for node in kept:
+        _rename(node, renamed)
+    return kept
+
+
+def _rename(node, renamed: dict) -> None:
+    for i, name in enumerate(node.input):
+        if name in renamed:
+            node.input[i] = renamed[name]
+    for i, name in enumerate(node.output):
+        if name in renamed:
+            node.output[i] = renamed[name]
+    for attr in node.attribute:
+        for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            for inner in sub.node:
+                _rename(inner, renamed)
+
+
+def _captured(node) -> set:
+    """Every name read inside ``node``'s sub-graphs (outer-scope names among them)."""
+    names: set = set()
+    for attr in node.attribute:
+        for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            for inner in sub.node:
+                names.update(inner.input)
+                names.update(_captured(inner))
+    return names
 
 
 def _decompression(graph: Graph, mode: str, found: dict):
@@ -310,6 +379,7 @@ def _walk(ctx: Context, graph: Graph, values: dict, body: bool = False) -> None:
     """Lower every layer of ``graph`` in order into ``values``; a body's Parameters are seeded in
     ``values`` and its Results are read by the caller."""
     b = ctx.b
+    ctx.values = values
     errors: list[InvalidLayer] = []
     for layer in graph.order:
         if body and layer.type in ("Parameter", "Result"):

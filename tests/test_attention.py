@@ -98,3 +98,60 @@ def test_mismatched_embedding_is_invalid(tmp_path):
                      name="att")[0])
     with pytest.raises(InvalidLayer, match="att.*embedding sizes differ"):
         convert(w.save(tmp_path / "bad.xml"))
+
+
+def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8):
+    """torch's repeat_kv before SDPA, as OpenVINO writes it: k, v [B, kv, T, D] -> Unsqueeze(2)
+    -> Broadcast to [B, kv, rep, T, D] (the target from ShapeOf of another tensor, q's) ->
+    Reshape [0, kv*rep, -1, D]."""
+    q = ov_parameter([None, kv * rep, None, d], np.float32, "q")
+    k, v = (ov_parameter([None, kv, None, d], np.float32, n) for n in "kv")
+    qs, ks = ops.shape_of(q), ops.shape_of(k)
+
+    def pick(shape, i):
+        return ops.gather(shape, ops.constant(np.array([i], np.int64)), ops.constant(np.int64(0)))
+
+    target = ops.concat([pick(qs, 0), ops.constant(np.array([kv, rep], np.int64)), pick(ks, 2),
+                         ops.constant(np.array([d], np.int64))], 0)
+
+    def repeat(x):
+        wide = ops.broadcast(ops.unsqueeze(x, ops.constant(np.array([2], np.int64))), target)
+        return ops.reshape(wide, ops.constant(np.array([0, kv * rep, -1, d], np.int64)), True)
+
+    params, args = [q, k, v], [q, repeat(k), repeat(v)]
+    if mask_kind in ("float1", "floatH", "bool"):
+        heads = kv * rep if mask_kind == "floatH" else 1
+        m = ov_parameter([None, heads, None, None], np.bool_ if mask_kind == "bool" else np.float32, "m")
+        params.append(m)
+        args.append(m)
+    out = ops.scaled_dot_product_attention(*args, causal=mask_kind == "causal")
+    return ov_save(tmp_path / "gqa.xml", out, params)
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "causal", "float1", "floatH", "bool"])
+def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind):
+    """The repeated K/V copies are gone (the Broadcast's Expand is unread and left out; the
+    attention expands K and V once each, rep = 1), and every output is OpenVINO's, the oracle's
+    and numpy's on the repeated heads."""
+    xml = _gqa_ir(tmp_path, mask_kind)
+    model = convert(xml)
+    expands = [n.name for n in model.graph.node if n.op_type == "Expand"]
+    assert len(expands) == 2 and all(name.startswith("ScaledDotProductAttention") for name in expands), expands
+    rng = np.random.default_rng(8)
+    feeds = {"q": rng.standard_normal((2, 6, 3, 8)).astype(np.float32),
+             "k": rng.standard_normal((2, 2, 5, 8)).astype(np.float32),
+             "v": rng.standard_normal((2, 2, 5, 8)).astype(np.float32)}
+    if mask_kind in ("float1", "floatH", "bool"):
+        shape = (2, 6 if mask_kind == "floatH" else 1, 3, 5)
+        feeds["m"] = rng.random(shape) > 0.3 if mask_kind == "bool" else rng.standard_normal(shape).astype(np.float32)
+        feeds["m"][..., 0] = True if mask_kind == "bool" else feeds["m"][..., 0]  # no row fully masked
+    got = _check(xml, feeds)
+    bias = 0.0
+    if mask_kind == "causal":
+        bias = np.where(np.arange(5)[None] > np.arange(3)[:, None], -np.inf, 0)
+    elif mask_kind == "bool":
+        bias = np.where(feeds["m"], 0, -np.inf)
+    elif mask_kind != "none":
+        bias = feeds["m"]
+    rep = lambda x: np.repeat(x, 3, axis=1)  # noqa: E731
+    np.testing.assert_allclose(got, _numpy_sdpa(feeds["q"], rep(feeds["k"]), rep(feeds["v"]), bias), **TOL)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.builder import Value
 from ..lowering.inputs import float_input
 from ..lowering.registry import lowers
 from ..lowering.shapes import dims_of, i64
+from . import attention_groups as groups
 
 SMALL = 4096  # causal biases of at most this many elements are constants
 
@@ -58,7 +60,8 @@ def _check_batch(layer, *shapes) -> None:
 @lowers("ScaledDotProductAttention", "opset13")
 def sdpa(ctx, layer, inputs):
     """ScaledDotProductAttention-13 -> Transpose, MatMul, Mul, Add, Softmax, MatMul (causal: a
-    constant bias or Range, Less, Where; boolean mask: Where)."""
+    constant bias or Range, Less, Where; boolean mask: Where); key and value repeated per
+    query group (repeat_kv): per group, without the repeated copies (:mod:`.attention_groups`)."""
     q, k, v = inputs[:3]
     mask = inputs[3] if len(inputs) > 3 else None
     scale_v = inputs[4] if len(inputs) > 4 else None
@@ -78,18 +81,41 @@ def sdpa(ctx, layer, inputs):
         raise InvalidLayer(layer, f"key and value sequence lengths differ ({s_k} and {s_v})")
     _check_batch(layer, q.shape, k.shape, v.shape)
     g, dtype = ctx.b, q.etype.numpy
+    if mask is not None and (layer.attrs["causal"] or (mask.is_const and not np.any(np.asarray(mask.value()))
+                                                       and mask.etype.name != "boolean")):
+        mask = None  # causal ignores the mask; an all-zero float mask adds nothing
+    if mask is not None and mask.etype.name != "boolean" and mask.etype != q.etype:
+        raise InvalidLayer(layer, f"attention_mask must be boolean or {q.etype.name}, got {mask.etype.name}")
+    groups_k, groups_v = groups.repeated(ctx, layer, 1), groups.repeated(ctx, layer, 2)
+    scale = _scale(g, layer, q, scale_v, dtype)
+    if groups_k is not None and groups.fits(q, mask, groups_k, groups_v):  # GQA: no repeated K, V
+        q5 = groups.grouped_query(g, q, groups_k)
+        k5, v5 = (Value(g, q.etype, (None, r.kv, 1, None, r.single.shape[4]), name=groups.one_copy(g, r))
+                  for r in (groups_k, groups_v))
+        bias = None if mask is None else groups.mask_for_groups(g, _bias_value(g, mask, q), groups_k)
+        out = _attention(g, layer, q5, k5, v5, scale, bias, dtype)
+        shape = (q.shape[0], groups_k.kv, groups_k.rep, q.shape[2], v.shape[-1])
+        return [groups.merged_heads(g, Value(g, q.etype, shape, name=out), groups_k)]
+    bias = None if mask is None else _bias_value(g, mask, q)
+    return [_attention(g, layer, q, k, v, scale, bias, dtype)]
+
+
+def _bias_value(g, mask: Value, q: Value) -> Value:
+    """The additive bias of a mask: a boolean mask m -> Where(m, 0, -inf); a float one as it is."""
+    if mask.etype.name != "boolean":
+        return mask
+    dtype = q.etype.numpy
+    return Value(g, q.etype, mask.shape, name=g.Where(mask, g.const(0, dtype, "zero"),
+                                                       g.const(-np.inf, dtype, "minus_inf")))
+
+
+def _attention(g, layer, q, k, v, scale, bias, dtype) -> str:
+    """Softmax(q @ k^T * scale [+ causal or mask bias]) @ v over the last two axes."""
     rank_k = len(k.shape)
     kt = g.Transpose(k, perm=list(range(rank_k - 2)) + [rank_k - 1, rank_k - 2])
-    scores = g.Mul(g.MatMul(q, kt), _scale(g, layer, q, scale_v, dtype))
+    scores = g.Mul(g.MatMul(q, kt), scale)
     if layer.attrs["causal"]:
         scores = g.Add(scores, _causal_bias(g, q, k, dtype))
-    elif mask is not None and not (mask.is_const and not np.any(np.asarray(mask.value()))
-                                   and mask.etype.name != "boolean"):
-        if mask.etype.name == "boolean":
-            bias = g.Where(mask, g.const(0, dtype, "zero"), g.const(-np.inf, dtype, "minus_inf"))
-        elif mask.etype == q.etype:
-            bias = mask
-        else:
-            raise InvalidLayer(layer, f"attention_mask must be boolean or {q.etype.name}, got {mask.etype.name}")
+    elif bias is not None:
         scores = g.Add(scores, bias)
-    return [g.MatMul(g.Softmax(scores, axis=-1), v)]
+    return g.MatMul(g.Softmax(scores, axis=-1), v)

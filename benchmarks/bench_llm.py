@@ -7,7 +7,9 @@ IR_DIR is an optimum-intel export (openvino_model.xml; ``samples/make_llm.py --b
 makes a ~110M-parameter Llama-style one). Runners, each decoding ``--tokens`` greedy tokens after
 a ``--prompt``-token prompt of the same ids:
 
-- ``ort``: onnxruntime on ir2onnx's conversion (the decode loop of ``ir2onnx run --steps``);
+- ``ort``: onnxruntime on ir2onnx's conversion (the decode loop of ``ir2onnx run --steps``, the
+  cache kept in onnxruntime's own tensors from step to step, as genai and optimum's io binding
+  keep it; so is the ``optimum_onnx`` runner);
 - ``openvino_f32``: OpenVINO on the IR at the check's exact settings (INFERENCE_PRECISION_HINT
   f32, KV_CACHE_PRECISION f32, no dynamic quantization); ``openvino``: its defaults;
 - ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed);
@@ -56,6 +58,7 @@ def ort_session(path, threads: int):
 
 def ort_runner(path, threads: int):
     import onnx
+    import onnxruntime as ort
 
     sess = ort_session(path, threads)
     iface = llm.interface(onnx.load(str(path), load_external_data=False))
@@ -64,16 +67,19 @@ def ort_runner(path, threads: int):
     names = [o.name for o in sess.get_outputs()]
 
     def generate(ids: np.ndarray, n: int) -> tuple[list[int], list[float]]:
-        cache = llm.empty_cache(iface, 1, types)
+        # the cache stays in onnxruntime's tensors from step to step (OrtValues: no copy to and
+        # from numpy), as onnxruntime-genai and optimum's io binding keep it
+        cache = {k: ort.OrtValue.ortvalue_from_numpy(v) for k, v in llm.empty_cache(iface, 1, types).items()}
         past, tokens, times = 0, [], []
         for _ in range(n):
             t = time.perf_counter()
-            got = dict(zip(names, sess.run(names, {**llm.token_feeds(iface, ids, past), **cache})))
+            feeds = {k: ort.OrtValue.ortvalue_from_numpy(v) for k, v in llm.token_feeds(iface, ids, past).items()}
+            got = dict(zip(names, sess.run_with_ort_values(names, {**feeds, **cache})))
             for name, value in got.items():
                 if name in outputs:
                     cache[outputs[name]] = value
             past += ids.shape[1]
-            ids = np.argmax(got[iface.logits][:, -1], -1)[:, None].astype(ids.dtype)
+            ids = np.argmax(got[iface.logits].numpy()[:, -1], -1)[:, None].astype(ids.dtype)
             times.append(time.perf_counter() - t)
             tokens.append(int(ids[0, 0]))
         return tokens, times

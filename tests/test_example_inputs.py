@@ -46,7 +46,7 @@ def test_run_names_the_file(tmp_path, capsys):
     assert cli.main(["run", str(xml)]) == 0
     out = capsys.readouterr()
     assert "input(s) x from the example inputs m.inputs.npz" in out.err
-    assert "[2]" in out.out  # y: two rows of two ones
+    assert "input x: shape [2, 6]" in out.out and "shape [2] float32  min 2 max 2" in out.out  # two ones a row
 
 
 def test_a_file_that_does_not_fit_is_refused(tmp_path, capsys):

@@ -30,9 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ir2onnx import runtime  # noqa: E402
+from ir2onnx.runtime import sessions as runtime  # noqa: E402
 from ir2onnx.api import convert  # noqa: E402
-from ir2onnx.ops import depth_to_space_move, depth_to_space_rows  # noqa: E402
+from ir2onnx.ops import _depth_to_space_move as depth_to_space_move
+from ir2onnx.ops import _depth_to_space_rows as depth_to_space_rows  # noqa: E402
 from ir2onnx.testing import IRWriter  # noqa: E402
 
 ELEMENTS = 64 * 2**20 // 4

@@ -5,7 +5,7 @@ OpenVINO running the IR; and the file size of a u4 weight-compressed model kept 
 
 Models: the NNCF-quantized ResNet-style sample (samples/real/nncf_resnet3: made by NNCF from a
 torch model, 3 residual blocks, 32 channels, 1x3x32x32 input); and, NNCF style, built with
-openvino.opset by ir2onnx/quantized_models.py with f16-compressed weights: an INT8 ResNet-style
+openvino.opset by ir2onnx/testing/quantized_models.py with f16-compressed weights: an INT8 ResNet-style
 net (stem + 3 residual blocks, 32 channels, 1x3x64x64 input) and
 an INT8 transformer block (128 tokens, width 256, 4 heads, 4x MLP); u4 group-wise MatMuls (one
 token) kept packed (onnxruntime: MatMulNBits, accuracy level 0 = exact) vs unpacked. Timings:
@@ -31,8 +31,8 @@ from timing import measure  # noqa: E402  (benchmarks/ is the script's folder)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ir2onnx import quantized_models as qm  # noqa: E402
-from ir2onnx import runtime  # noqa: E402
+from ir2onnx.testing import quantized_models as qm  # noqa: E402
+from ir2onnx.runtime import sessions as runtime  # noqa: E402
 from ir2onnx.api import convert, convert_file  # noqa: E402
 
 

@@ -37,8 +37,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ir2onnx import llm, runtime  # noqa: E402
-from ir2onnx.backends import OPENVINO_EXACT  # noqa: E402
+from ir2onnx.llm import interface as llm
+from ir2onnx.runtime import sessions as runtime  # noqa: E402
+from ir2onnx.harness.backends import OPENVINO_EXACT  # noqa: E402
 
 
 ACCURACY_LEVEL = ["4"]  # MatMulNBits' accuracy level for the ort runner (--accuracy-level)
@@ -162,7 +163,7 @@ def main() -> None:
     ACCURACY_LEVEL[0] = args.accuracy_level
 
     from ir2onnx.api import convert_file, load_ir
-    from ir2onnx.genai import write_folder
+    from ir2onnx.llm.genai import write_folder
 
     xml = args.ir_dir / "openvino_model.xml"
     tmp = Path(tempfile.mkdtemp(prefix="bench-llm-"))

@@ -70,7 +70,7 @@ def session(model, threads: int):
 
 
 def one(name: str, threads: int, rounds: int, budget: float) -> None:
-    from ir2onnx import runtime
+    from ir2onnx.runtime import sessions as runtime
     from ir2onnx.api import convert
 
     with tempfile.TemporaryDirectory() as tmp:

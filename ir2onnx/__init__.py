@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import errors
 from .api import convert, convert_file, load_ir
-from .harness import CheckResult, check
+from .harness.check import CheckResult, check
 from .inference import run
 from .version import __version__
 

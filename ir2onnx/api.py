@@ -8,7 +8,7 @@ import onnx
 
 from .ir.graph import Graph
 from .ir.reader import load_ir
-from .llm import document
+from .llm.interface import document
 from .lowering.convert import Converted, convert_graph
 from .verify import verify_model
 from .writer import save
@@ -21,7 +21,7 @@ def _graph(model, weights) -> Graph:
     if isinstance(model, Graph):
         return model
     if not isinstance(model, (str, os.PathLike)):
-        from .in_memory import graph_of_openvino_model, is_openvino_model
+        from .ir.in_memory import graph_of_openvino_model, is_openvino_model
 
         if is_openvino_model(model):
             return graph_of_openvino_model(model)
@@ -54,7 +54,7 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     once on generated inputs, so a node onnxruntime has no kernel for, or one its default graph
     optimizations fuse into a node that fails to run, is refused here, naming its layer
     (:mod:`ir2onnx.verify`).
-    An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.document`).
+    An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.interface.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
 

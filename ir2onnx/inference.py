@@ -2,8 +2,8 @@
 
 The model may be an .onnx file, an IR .xml (converted into a temporary folder first), a loaded
 Graph, an in-memory ``openvino.Model`` or an ``onnx.ModelProto``. Inputs not given come from the
-model's example inputs (``<stem>.inputs.npz`` beside it, :mod:`ir2onnx.example_inputs`) or are
-generated (:mod:`ir2onnx.input_values`); a stateful IR (ReadValue/Assign) runs ``steps`` steps.
+model's example inputs (``<stem>.inputs.npz`` beside it, :mod:`ir2onnx.runtime.example_inputs`) or are
+generated (:mod:`ir2onnx.runtime.input_values`); a stateful IR (ReadValue/Assign) runs ``steps`` steps.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class RunResult:
 
 
 def _load_session(model: Path, provider: str):
-    from . import runtime
+    from .runtime import sessions as runtime
 
     try:
         return runtime.session(model, provider)
@@ -44,16 +44,16 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
               steps: int = 4, precision: str = "f32") -> RunResult:
     """Run ``model`` once (a stateful IR: ``steps`` steps) and return what was fed and computed
     (an IR is converted at ``precision``: :mod:`ir2onnx.lowering.precision`)."""
-    from . import runtime
-    from .input_values import ir_hints, onnx_file_hints
+    from .runtime import sessions as runtime
+    from .runtime.input_values import ir_hints, onnx_file_hints
 
-    from . import example_inputs
+    from .runtime import example_inputs
 
     graph, state_vars, source = None, [], None
     with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
         if _is_ir(model):
             from .api import _graph, convert_file
-            from .stateful import variables
+            from .runtime.stateful import variables
 
             from .lowering.precision import apply
 
@@ -78,7 +78,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
         inputs, taken, file = example_inputs.fill(source, [i.name for i in sess.get_inputs()], inputs, shapes)
         feeds = runtime.make_inputs(sess, inputs, shapes, seed=seed, hints=hints)
         if state_vars:
-            from .stateful import initial_state, ort_steps
+            from .runtime.stateful import initial_state, ort_steps
 
             if steps < 1:
                 raise Ir2OnnxError(f"steps must be at least 1, got {steps}")
@@ -90,7 +90,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
 
 
 def _is_ir(model) -> bool:
-    from .in_memory import is_openvino_model
+    from .ir.in_memory import is_openvino_model
     from .ir.graph import Graph
 
     if isinstance(model, Graph) or is_openvino_model(model):
@@ -106,7 +106,7 @@ def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
     ``model``: an .onnx path, an IR .xml path (``weights``: its .bin when not beside it), a loaded
     Graph, an ``openvino.Model`` or an ``onnx.ModelProto``. ``inputs`` are fed as they are;
     the others are generated (dynamic dims from ``shapes``, else 1; seeded by ``seed``): indices
-    within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.input_values`).
+    within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.runtime.input_values`).
     ``provider``: ``"cpu"`` or ``"cuda"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
     bad model or bad inputs.
     """

@@ -85,7 +85,7 @@ def verify_model(model: str | os.PathLike | bytes, node_layers: Mapping[str, obj
     layer whose node it cannot run, or :class:`Ir2OnnxError` when no layer can be traced. Models
     of an opset the installed onnxruntime cannot load are not verified (the converter has already
     warned)."""
-    from . import runtime
+    from .runtime import sessions as runtime
     from .lowering.convert import max_opset
 
     if opset > runtime.ort_max_opset(max_opset()):

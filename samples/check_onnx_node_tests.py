@@ -140,7 +140,7 @@ def run_case(d: Path) -> dict:
     import openvino as ov
 
     import ir2onnx
-    from ir2onnx import runtime
+    from ir2onnx.runtime import sessions as runtime
     from ir2onnx.errors import Ir2OnnxError
     from ir2onnx.oracles.interpreter import evaluate
 

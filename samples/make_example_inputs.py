@@ -1,6 +1,6 @@
 """Write ``<stem>.inputs.npz`` beside the bundled samples whose generated inputs do not fit them.
 
-``ir2onnx check`` and ``run`` feed a model's example inputs (``ir2onnx/example_inputs.py``) to the
+``ir2onnx check`` and ``run`` feed a model's example inputs (``ir2onnx/runtime/example_inputs.py``) to the
 inputs no option gives. The samples below cannot be checked on generated inputs (dynamic dims
 generated as 1, random values the operation rejects), so each gets the inputs its own tests
 feed, which the sample folder already holds as ``<stem>_<input>.npy`` or ``<input>.npy``:
@@ -75,7 +75,7 @@ def inputs_of(xml: Path) -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    from ir2onnx.example_inputs import path_for
+    from ir2onnx.runtime.example_inputs import path_for
 
     for rel in NEED:
         xml = ROOT / rel

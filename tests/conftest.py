@@ -35,7 +35,7 @@ def _one_thread_sessions() -> None:
     """onnxruntime sessions made by ir2onnx in tests get one intra-op thread (unless a test asks
     for more): xdist already runs a test per core, and a thread pool per session spinning beside
     the other worker's cost ~15% of the suite's CPU time (measured on 2 cores)."""
-    from ir2onnx import runtime
+    from ir2onnx.runtime import sessions as runtime
 
     made = runtime.session
 

@@ -12,7 +12,7 @@ import openvino.opset15 as ops
 import pytest
 
 import ir2onnx
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import Ir2OnnxError
 from ir2onnx.testing import ov_parameter, ov_save
 from util import convert_model
@@ -139,7 +139,7 @@ def test_convert_prints_a_short_summary(tmp_path):
 
 def test_summary_names_weight_precisions_and_packing():
     from ir2onnx.api import convert_graph
-    from ir2onnx.convert_summary import weights_text
+    from ir2onnx.cli.summary import weights_text
 
     conv = convert_graph(ir2onnx.load_ir(SAMPLES / "mlp_nf4" / "model.xml"))
     text = weights_text(conv.tensors)

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.testing import IRWriter
 from util import convert_model
 

@@ -295,7 +295,7 @@ def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, B, lo, hi):
 
 def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
     """Just past the limit the chain is chosen and is bit exact with the oracle and OpenVINO."""
-    import ir2onnx.ops.batch_to_space_gather as gather_mod
+    import ir2onnx.ops._batch_to_space_gather as gather_mod
 
     case = ("r4-nhwc", [16, 3, 4, 8], [1, 4, 4, 1], [0, 1, 2, 0], [0, 3, 1, 0])
     size = gather_mod.table_elements(*case[1:])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ir2onnx.api import convert
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import InvalidLayer, Ir2OnnxError
 from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx
 from test_batch_to_space_util import OPS, oracle, writer_ir

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from util import convert_model
 
 
@@ -137,7 +137,7 @@ def _fused_at_run_time(tmp_path, monkeypatch, shape=(1, 4, 6, 6)):
     kernel takes a scalar output zero point only, and that fails when the model first runs."""
     import openvino.opset15 as ops
 
-    from ir2onnx import quantized_models as qm
+    from ir2onnx.testing import quantized_models as qm
     from ir2onnx.lowering.registry import LOWERINGS
     from ir2onnx.testing import ov_parameter, ov_save
 

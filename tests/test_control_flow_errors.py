@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.selftest.cases import ov_build
 from ir2onnx.selftest.control_flow import if_model, loop_model
 

@@ -313,7 +313,7 @@ def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, attrs):
 
 def test_index_table_limit_falls_back_to_the_chain(tmp_path, monkeypatch):
     """Just past the limit the chain is chosen, and it is bit exact with the oracle and OpenVINO."""
-    import ir2onnx.ops.depth_to_space_rows as move_mod  # (the Gather formulations read the limit)
+    import ir2onnx.ops._depth_to_space_rows as move_mod  # (the Gather formulations read the limit)
 
     shape, attrs = [2, 8, 3, 5], {"block_size": 2, "mode": "depth_first"}
     xml = write_ir(tmp_path / "m.xml", "DepthToSpace", shape, attrs, "i32")

@@ -9,7 +9,7 @@ import pytest
 
 from ir2onnx.api import convert
 from ir2onnx.ir.element_types import TYPES
-from ir2onnx.ops.depth_to_space_move import slow_transpose
+from ir2onnx.ops._depth_to_space_move import slow_transpose
 from ir2onnx.testing import assert_bitexact, run_onnx
 from test_depth_to_space_util import data, oracle, path, write_ir
 

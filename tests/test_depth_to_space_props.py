@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert
 from ir2onnx.ir.element_types import TYPES
 from ir2onnx.ir.reader import load_ir

@@ -1,4 +1,4 @@
-"""Example inputs beside a model (``<stem>.inputs.npz``, ir2onnx.example_inputs): check and run
+"""Example inputs beside a model (``<stem>.inputs.npz``, ir2onnx.runtime.example_inputs): check and run
 feed them to the inputs no option gives, name them as the origin, and refuse a file that does not
 fit the model; every bundled sample passes its own check with default options."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import cli
-from ir2onnx.harness import check
+from ir2onnx.cli import main as cli
+from ir2onnx.harness.check import check
 from ir2onnx.testing import ov_parameter, ov_save
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

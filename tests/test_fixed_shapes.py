@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ir2onnx.api import convert
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import Ir2OnnxError
 from ir2onnx.testing import run_openvino
 from util import node_types

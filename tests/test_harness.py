@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import ir2onnx
-from ir2onnx import runtime
-from ir2onnx.cli import main
-from ir2onnx.compare import compare, default_tolerance
+from ir2onnx.runtime import sessions as runtime
+from ir2onnx.cli.main import main
+from ir2onnx.harness.compare import compare, default_tolerance
 from ir2onnx.errors import Ir2OnnxError, InvalidLayer, UnsupportedLayers
-from ir2onnx.harness import make_feeds, provider_status
+from ir2onnx.harness.check import make_feeds, provider_status
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.registry import LOWERINGS, lowering_for
 from ir2onnx.oracles.interpreter import evaluate
@@ -400,7 +400,7 @@ def test_openvino_runs_isolated_for_the_cli(tmp_path, monkeypatch):
     import signal as sig
     from pathlib import Path
 
-    from ir2onnx.harness import check
+    from ir2onnx.harness.check import check
     from ir2onnx.testing import assert_bitexact
 
     xml = Path(__file__).resolve().parent.parent / "samples" / "decoder" / "decoder.xml"

@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import openvino.opset15 as ops
 
-from ir2onnx.harness import check
+from ir2onnx.harness.check import check
 from ir2onnx.ir.reader import load_ir
-from ir2onnx.oracle_budget import estimate, graph_cost
+from ir2onnx.harness.oracle_budget import estimate, graph_cost
 from ir2onnx.testing import ov_parameter, ov_save
 
 

@@ -1,5 +1,5 @@
 """``ir2onnx check`` on INT8 IRs: float outputs are judged by the quantization-aware rule of
-:mod:`ir2onnx.int8_rule` (share within one quantization step, argmax agreement for classes), so
+:mod:`ir2onnx.harness.int8_rule` (share within one quantization step, argmax agreement for classes), so
 the bundled NNCF sample passes its own check, while a broken conversion still fails."""
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from ir2onnx.cli import main
-from ir2onnx.harness import check
-from ir2onnx.int8_rule import compare_int8, output_steps
+from ir2onnx.cli.main import main
+from ir2onnx.harness.check import check
+from ir2onnx.harness.int8_rule import compare_int8, output_steps
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.registry import LOWERINGS
-from ir2onnx.report import format_text, to_markdown
+from ir2onnx.harness.report import format_text, to_markdown
 
 NNCF3 = Path(__file__).resolve().parents[1] / "samples" / "real" / "nncf_resnet3" / "model.xml"
 NNCF1 = NNCF3.parent.parent / "nncf_resnet1" / "model.xml"

@@ -10,9 +10,9 @@ import openvino.opset15 as ops
 import pytest
 
 import ir2onnx
-from ir2onnx.backends import make_feeds
-from ir2onnx.cli import main
-from ir2onnx.input_values import Hint, generate, ir_hints, nonfinite, onnx_file_hints
+from ir2onnx.harness.backends import make_feeds
+from ir2onnx.cli.main import main
+from ir2onnx.runtime.input_values import Hint, generate, ir_hints, nonfinite, onnx_file_hints
 from ir2onnx.testing import ov_parameter, ov_save
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "real"

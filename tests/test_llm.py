@@ -10,8 +10,10 @@ import numpy as np
 import onnx
 import pytest
 
-from ir2onnx import cli, genai, llm
-from ir2onnx.harness import check
+from ir2onnx.cli import main as cli
+from ir2onnx.llm import genai
+from ir2onnx.llm import interface as llm
+from ir2onnx.harness.check import check
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "llm"
 STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4",
@@ -53,7 +55,7 @@ def test_check_passes_on_a_stateful_llm_with_default_options(name):
 
 def test_check_decode_steps_grow_the_mask_and_count_positions():
     from ir2onnx.ir.reader import load_ir
-    from ir2onnx.llm_decode import step_feeds
+    from ir2onnx.llm.decode import step_feeds
 
     graph = load_ir(xml("llama_fp32"))
     steps = step_feeds(graph, {}, {}, {"input_ids": (2, 3)}, 0, 3)
@@ -192,7 +194,7 @@ def test_onnxruntime_genai_at_the_default_level_decodes_as_onnxruntime_does(name
                              "(an optional extra: pip install 'ir2onnx[genai]')")
     import onnxruntime as ort
 
-    from ir2onnx.llm_decode import greedy
+    from ir2onnx.llm.decode import greedy
 
     assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g")]) == 0
     prompt = greedy_json(name)["prompt"]

@@ -8,7 +8,7 @@ import numpy as np
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert
 from ir2onnx.lowering import merged_matmuls
 from ir2onnx.testing import ov_compressed_weight, ov_parameter, ov_save, run_openvino
@@ -73,7 +73,7 @@ def test_a_weight_read_twice_is_not_merged(tmp_path):
 
 
 def test_summary_names_the_merge(tmp_path, capsys):
-    from ir2onnx.cli import main
+    from ir2onnx.cli.main import main
 
     xml = _ir(tmp_path / "m.xml", [("u8", None, 64), ("u8", None, 32), ("u8", None, 32)])
     assert main(["convert", str(xml), "-o", str(tmp_path / "m.onnx")]) == 0

@@ -1,5 +1,5 @@
 """LayerNorm as OpenVINO writes it (MVN -> Multiply(gamma) -> Add(beta)) becomes one
-LayerNormalization(x, gamma, beta) (:mod:`ir2onnx.ops.layer_norm_affine`), so that onnxruntime's
+LayerNormalization(x, gamma, beta) (:mod:`ir2onnx.ops._layer_norm_affine`), so that onnxruntime's
 transformer fusions (SkipLayerNormalization) see it; constants that vary over other dims, run-time
 operands and the other MVN forms keep their Mul/Add. Against the oracle and OpenVINO, f32: rtol
 1e-5, atol 1e-5; f16 (the FP16 IR's compressed gamma/beta decompressed to f32): the same."""

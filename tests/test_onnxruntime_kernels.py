@@ -12,7 +12,7 @@ import openvino.opset16 as o16
 from openvino.utils.node_factory import NodeFactory
 import pytest
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.errors import Ir2OnnxError
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.convert import DEFAULT_OPSET, convert_graph

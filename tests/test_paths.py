@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 import pytest
 
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from util import convert_model
 
 
@@ -143,7 +143,7 @@ def test_run_with_a_wrong_shape_keeps_the_useful_part(capsys, tmp_path, xml):
 
 
 def test_onnxruntime_messages_keep_what_comes_after_the_first_line():
-    from ir2onnx.runtime import ort_message
+    from ir2onnx.runtime.sessions import ort_message
 
     e = RuntimeError("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: x "
                      "for the following indices\n index: 1 Got: 7 Expected: 3\n Please fix")
@@ -217,12 +217,12 @@ def test_help_says_the_batch_exit_codes(capsys):
 
 # -- check: the model argument and --report ---------------------------------------------------------
 def test_check_report_that_cannot_be_written_fails_before_checking(capsys, tmp_path, xml, monkeypatch):
-    import ir2onnx.harness
+    import ir2onnx.harness.check
 
     def never(*a, **k):
         raise AssertionError("the check ran before --report was checked")
 
-    monkeypatch.setattr(ir2onnx.harness, "check", never)
+    monkeypatch.setattr(ir2onnx.harness.check, "check", never)
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
     _refused(capsys, ["check", xml, "--report", blocker / "r.json"], "is not a directory")

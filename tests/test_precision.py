@@ -17,9 +17,9 @@ import pytest
 from onnx import TensorProto
 
 import ir2onnx
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import Ir2OnnxError
 from ir2onnx.lowering import precision
 from ir2onnx.testing import (IRWriter, assert_check, ov_compressed_weight, ov_parameter, ov_save,

@@ -14,7 +14,7 @@ import openvino.opset15 as ops
 import pytest
 
 from ir2onnx.api import convert
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate

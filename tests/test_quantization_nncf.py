@@ -26,10 +26,10 @@ import onnxruntime as ort
 import openvino as ov
 
 from ir2onnx.api import convert
-from ir2onnx.backends import OPENVINO_EXACT
-from ir2onnx.harness import check
+from ir2onnx.harness.backends import OPENVINO_EXACT
+from ir2onnx.harness.check import check
 from ir2onnx.ir.reader import load_ir
-from ir2onnx.report import format_text, to_markdown
+from ir2onnx.harness.report import format_text, to_markdown
 from ir2onnx.lowering.convert import convert_graph
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "real"

@@ -1,6 +1,6 @@
 """FakeQuantize as QuantizeLinear -> DequantizeLinear (``quantized="qdq"`` / ``"qdq-symmetric"``).
 
-NNCF-style IRs written by OpenVINO (``ir2onnx.quantized_models``). A QDQ element equals the exact
+NNCF-style IRs written by OpenVINO (``ir2onnx.testing.quantized_models``). A QDQ element equals the exact
 float emulation's or is one quantization step from it (a near-tie rounded the other way); with
 onnxruntime's int8 kernels (QLinearConv quantizes the float bias to int32 and requantizes with one
 combined scale) about 0.1% of a conv layer's elements are one step off, and the flips cascade.
@@ -13,8 +13,8 @@ import onnxruntime as ort
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import quantized_models as qm
-from ir2onnx.cli import main
+from ir2onnx.testing import quantized_models as qm
+from ir2onnx.cli.main import main
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.convert import convert_graph
 from ir2onnx.testing import ov_parameter, ov_save, run_openvino

@@ -15,7 +15,7 @@ import onnx
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert, convert_file
 from ir2onnx.errors import UnsupportedLayer
 from ir2onnx.ir.element_types import NF4_VALUES

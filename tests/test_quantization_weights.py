@@ -15,9 +15,9 @@ import onnxruntime as ort
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert, convert_file
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.errors import UnsupportedLayer
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.oracles.interpreter import evaluate

@@ -9,7 +9,7 @@ import onnxruntime as ort
 import openvino.opset15 as ops
 import pytest
 
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.api import convert, convert_file
 from ir2onnx.lowering import compressed_gather
 from ir2onnx.testing import assert_bitexact, ov_compressed_weight, ov_parameter, ov_save, run_openvino

@@ -80,7 +80,7 @@ def test_oracle_interpreter_agrees(name):
 
 def test_cli_converts_and_verifies(tmp_path, capsys):
     """``ir2onnx convert`` with its defaults (an onnxruntime session verifies the file)."""
-    from ir2onnx.cli import main
+    from ir2onnx.cli.main import main
 
     out = tmp_path / "gpt2.onnx"
     assert main(["convert", str(REAL / "gpt2" / "model.xml"), "-o", str(out)]) == 0

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ir2onnx
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.errors import InvalidLayer, Ir2OnnxError
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, run_onnx, run_openvino, ov_parameter, ov_save

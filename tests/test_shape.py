@@ -11,7 +11,7 @@ import openvino.opset15 as ops
 import pytest
 
 import ir2onnx
-from ir2onnx import runtime
+from ir2onnx.runtime import sessions as runtime
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, run_onnx, run_openvino

@@ -7,7 +7,7 @@ import numpy as np
 import onnxruntime as ort
 
 import ir2onnx
-from ir2onnx.cli import main
+from ir2onnx.cli.main import main
 from ir2onnx.selftest.state import counter3, kv_decoder, no_init6, stateful_build
 from ir2onnx.testing import IRWriter, assert_check
 

@@ -8,7 +8,7 @@ import pytest
 
 import ir2onnx
 from ir2onnx.lowering.convert import MIN_OPSET, convert_graph, max_opset
-from ir2onnx.runtime import ort_max_opset
+from ir2onnx.runtime.sessions import ort_max_opset
 from ir2onnx.testing import IRWriter, assert_bitexact
 from ir2onnx.writer import save
 
@@ -152,7 +152,7 @@ def test_forced_opset_refuses_every_layer_that_needs_more(tmp_path):
 
 
 def test_opset_chosen_never_exceeds_what_onnxruntime_loads(tmp_path, monkeypatch):
-    import ir2onnx.runtime as runtime
+    import ir2onnx.runtime.sessions as runtime
     from ir2onnx.errors import NeedsOpset
 
     monkeypatch.setattr(runtime, "_ORT_MAX_OPSET", 17)  # as if onnxruntime loaded up to 17 only

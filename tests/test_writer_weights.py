@@ -40,7 +40,7 @@ def test_consts_sharing_a_region_are_one_initializer(tmp_path, external):
     assert len(weights) == 1
     assert sum(n.op_type == "MatMul" and weights[0].name in n.input for n in model.graph.node) == 12
     x = np.random.default_rng(1).standard_normal((1, 64)).astype(np.float32)
-    got = ir2onnx.runtime.session(str(out)).run(None, {"x": x})[0]
+    got = ir2onnx.runtime.sessions.session(str(out)).run(None, {"x": x})[0]
     want = ir2onnx.testing.run_openvino(xml, {"x": x})[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 

@@ -12,7 +12,10 @@ from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, U
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
-from . import declared, decompression, fixed_shapes, precision as precision_pass
+from . import declared
+from . import decompression
+from . import fixed_shapes
+from . import precision as precision_pass
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -197,7 +200,7 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
         return lower(opset)
-    from ..runtime import ort_max_opset
+    from ..runtime.sessions import ort_max_opset
 
     newest = ort_max_opset(max_opset())
     chosen = DEFAULT_OPSET
@@ -268,7 +271,7 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
 def prune(nodes: list, outputs: list, tensors: list) -> tuple[list, list]:
     """The nodes that some graph output depends on, and the initializers they read: a lowering
     that found a cheaper form leaves the first form unread (grouped attention's repeated key and
-    value heads, :mod:`ir2onnx.ops.attention_groups`). Names that a sub-graph reads from the outer
+    value heads, :mod:`ir2onnx.ops._attention_groups`). Names that a sub-graph reads from the outer
     scope count as read by the node that holds it."""
     needed = {o.name for o in outputs}
     kept = []
@@ -452,7 +455,7 @@ def _replaced(b: Builder, layer: Layer) -> Value:
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:
-    from ..runtime import ort_max_opset
+    from ..runtime.sessions import ort_max_opset
 
     newest = ort_max_opset(max_opset())
     if opset > newest:

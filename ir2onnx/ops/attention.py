@@ -13,10 +13,10 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
-from ..lowering.inputs import float_input
+from ._common.inputs import float_input
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
-from . import attention_groups as groups
+from ._common.shapes import dims_of, i64
+from . import _attention_groups as groups
 
 SMALL = 4096  # causal biases of at most this many elements are constants
 

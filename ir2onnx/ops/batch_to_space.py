@@ -3,7 +3,7 @@
 One semantics for every input situation: constant block and crops/pads with a static data shape,
 the same with dynamic dims, or block/crops/pads computed at run time (the graph then computes the
 shapes, and a failed check stops onnxruntime instead of giving a wrong result, see
-:func:`~ir2onnx.ops.batch_to_space_chain.guard`). Values known at convert time are checked here.
+:func:`~ir2onnx.ops._batch_to_space_chain.guard`). Values known at convert time are checked here.
 
 Formulations (``FORMULATION`` forces one where it applies; tests run both):
 
@@ -11,7 +11,7 @@ Formulations (``FORMULATION`` forces one where it applies; tests run both):
 - gather: static spatial dims (any batch), constant block and crops/pads, and a contiguous
   trailing block of at least ``GATHER_MIN_INNER_BYTES`` -> Reshape, Gather (one pass);
 - chain: everything else -> the spec's Reshape/Transpose chain with unit axes dropped and
-  co-moving axes merged (:mod:`~ir2onnx.ops.batch_to_space_chain`).
+  co-moving axes merged (:mod:`~ir2onnx.ops._batch_to_space_chain`).
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.registry import lowers
-from . import batch_to_space_chain as chain
-from . import batch_to_space_gather as gather
-from .batch_to_space_chain import Dim, Dims
+from . import _batch_to_space_chain as chain
+from . import _batch_to_space_gather as gather
+from ._batch_to_space_chain import Dim, Dims
 
 FORMULATION: str | None = None  # None: choose; "chain" or "gather": force where possible
 GATHER_MIN_INNER_BYTES = 16  # smaller blocks: the index (4-8 bytes per block) costs too much memory

@@ -25,7 +25,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer
-from ..lowering.inputs import INT_TYPES, check_broadcast, foldable, same_etype
+from ._common.inputs import INT_TYPES, check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
 
 _SAME_WIDTH_UNSIGNED = {"i8": TensorProto.UINT8, "i16": TensorProto.UINT16, "i32": TensorProto.UINT32,

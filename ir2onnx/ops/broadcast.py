@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering import exact
+from ._common import exact
 from ..lowering.builder import Value
-from ..lowering.inputs import const_ints, foldable
+from ._common.inputs import const_ints, foldable
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64
+from ._common.shapes import as_int64, i64
 
 
 def _numpy_target(layer, shape, target: list[int], bidirectional: bool) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 TYPES = ("u8", "f16", "f32")
 _FLOAT = 1

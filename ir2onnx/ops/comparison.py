@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from ..lowering.inputs import check_broadcast, foldable, same_etype
+from ._common.inputs import check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
 
 

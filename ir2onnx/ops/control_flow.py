@@ -14,7 +14,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from .control_flow_loop import loop, iteration_count
+from ._control_flow_loop import loop, iteration_count
 
 I64 = element_type("i64")
 BOOL = element_type("boolean")

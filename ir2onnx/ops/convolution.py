@@ -16,9 +16,9 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import LazyValue
 from ..ir.graph import is_static
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
-from ..lowering.windows import attr_ints, same_pads, same_pads_in_graph
-from .convolution_integer import integer_conv
+from ._common.shapes import i64
+from ._common.windows import attr_ints, same_pads, same_pads_in_graph
+from ._convolution_integer import integer_conv
 
 AUTO_PADS = ("explicit", "notset", "same_upper", "same_lower", "valid")
 FLOAT_TYPES = ("f16", "f32", "f64")  # ONNX Conv's types (onnxruntime's CPU: f16, f32)

@@ -30,7 +30,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
 from ..lowering.builder import LazyValue, Value
 from ..lowering.registry import lowers
-from . import convolution_backprop_forms as forms
+from . import _convolution_backprop_forms as forms
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 FLOAT_TYPES = ("f16", "f32", "f64")  # ONNX ConvTranspose's types (onnxruntime's CPU lacks f64)

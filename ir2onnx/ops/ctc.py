@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import known_rank
+from ._common.inputs import known_rank
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
+from ._common.shapes import dims_of, i64
 
 FLOATS = ("f16", "f32", "f64")
 

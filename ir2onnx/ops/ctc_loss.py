@@ -30,7 +30,7 @@ from onnx import helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
+from ._common.shapes import dims_of, i64
 
 _FLOAT, _INT64, _BOOL = 1, 7, 9
 

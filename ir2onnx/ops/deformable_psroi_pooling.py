@@ -36,9 +36,9 @@ import numpy as np
 
 from ..errors import InvalidLayer
 from ..lowering.registry import lowers
-from ..lowering.rois import check_map_and_rois
-from ..lowering.rounding import round_half_away
-from ..lowering.shapes import dims_of, i64
+from ._common.rois import check_map_and_rois
+from ._common.rounding import round_half_away
+from ._common.shapes import dims_of, i64
 
 _FLOAT, _INT64 = 1, 7  # TensorProto
 _FAR = 2 ** 62  # a Gather index past any tensor: onnxruntime fails the run

@@ -29,9 +29,9 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.builder import Builder, Value
 from ..lowering.registry import lowers
-from . import depth_to_space_move as chain
-from . import depth_to_space_rows
-from .depth_to_space_move import Dim
+from . import _depth_to_space_move as chain
+from . import _depth_to_space_rows as depth_to_space_rows
+from ._depth_to_space_move import Dim
 
 # element types onnxruntime 1.31's CPU DepthToSpace / SpaceToDepth kernels accept (4-D only)
 ONNX_OP_TYPES = frozenset({"f32", "f64", "i8", "u8"})  # f16: its kernels quiet signalling NaNs
@@ -169,8 +169,8 @@ def depth_to_space(ctx, layer, inputs):
 def move(b: Builder, x: Value, split: list[list[tuple[str, Dim]]], groups: list[tuple[str, ...]]) -> Value:
     """Split each axis of ``x`` into its labelled sub-axes, reorder them into ``groups`` order and
     merge each group into one output axis: folded for a small constant, else the row Gather
-    (:func:`~ir2onnx.ops.depth_to_space_rows.gather_rows`) where it applies, else the Reshape /
-    Transpose chain of :mod:`~ir2onnx.ops.depth_to_space_move`."""
+    (:func:`~ir2onnx.ops._depth_to_space_rows.gather_rows`) where it applies, else the Reshape /
+    Transpose chain of :mod:`~ir2onnx.ops._depth_to_space_move`."""
     subs = [(label, d) for axis in split for label, d in axis]
     size = {label: d for label, d in subs}
     order = [label for g in groups for label in g]

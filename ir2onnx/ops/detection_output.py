@@ -3,7 +3,7 @@
 The lowering reproduces what OpenVINO's CPU plugin computes (its source and measurements; the
 spec leaves order and ties open). Per image, with P priors and C classes:
 
-1. Boxes are decoded (:mod:`~ir2onnx.ops.detection_output_decode`).
+1. Boxes are decoded (:mod:`~ir2onnx.ops._detection_output_decode`).
 2. Candidates, Caffe style (decrease_label_id false): per class other than background_label_id,
    the priors whose score is strictly above confidence_threshold; the top_k best of them by
    (score descending, prior ascending), top_k -1 meaning all. MXNet style (decrease_label_id
@@ -57,8 +57,8 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
-from .detection_output_decode import F32, Priors, decoded_boxes, f32
+from ._common.shapes import i64
+from ._detection_output_decode import F32, Priors, decoded_boxes, f32
 
 INF = np.float32(np.inf)
 CODES = ("caffe.PriorBoxParameter.CENTER_SIZE", "caffe.PriorBoxParameter.CORNER")

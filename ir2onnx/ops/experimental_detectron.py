@@ -31,9 +31,9 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
-from .experimental_detectron_detection_output import detection_output_chain
-from .experimental_detectron_proposals import proposals_chain
+from ._common.shapes import dims_of, i64
+from ._experimental_detectron_detection_output import detection_output_chain
+from ._experimental_detectron_proposals import proposals_chain
 
 FLOATS = ("f32", "f16")
 
@@ -195,7 +195,7 @@ def generate_proposals_single_image(ctx, layer, inputs):
     """ExperimentalDetectronGenerateProposalsSingleImage-6 (im_info, anchors, deltas, scores) ->
     Reshape/Transpose (proposal order), Sub/Add/Mul/Min/Exp/Max (decoding), LessOrEqual/Where
     (min_size), TopK (pre_nms_count), Loop (greedy NMS), CumSum, NonZero, Gather, Pad (post_nms_count
-    rows); the facts in ops/experimental_detectron_proposals.py."""
+    rows); the facts in ops/_experimental_detectron_proposals.py."""
     return proposals_chain(ctx, layer, inputs)
 
 
@@ -204,5 +204,5 @@ def detection_output(ctx, layer, inputs):
     """ExperimentalDetectronDetectionOutput-6 (rois, deltas, scores, im_info) -> Reshape/Slice/Div
     (deltas per class), Sub/Add/Mul/Min/Exp/Max (decoding), Where, TopK (per-class order), Loop
     (greedy NMS with +1 overlaps), CumSum, NonZero | TopK, GatherND, Where, Pad; the facts in
-    ops/experimental_detectron_detection_output.py."""
+    ops/_experimental_detectron_detection_output.py."""
     return detection_output_chain(ctx, layer, inputs)

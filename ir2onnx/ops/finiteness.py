@@ -11,7 +11,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer
-from ..lowering.inputs import FLOAT_TYPES, foldable
+from ._common.inputs import FLOAT_TYPES, foldable
 from ..lowering.registry import lowers
 
 

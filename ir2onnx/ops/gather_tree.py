@@ -14,9 +14,9 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.indices import known_ranks
+from ._common.indices import known_ranks
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 _INT64, _BOOL = TensorProto.INT64, TensorProto.BOOL
 _WHERE_TYPES = ("f32", "f16", "f64", "i8", "u8", "i32", "u32", "i64")

@@ -28,7 +28,7 @@ words; the plugin's results were measured against the oracle):
 
 ONNX NonMaxSuppression has neither the offset nor the touch test (boxes fed with ``x1 + 1`` would
 overlap where OpenVINO's are less than one pixel apart), so the NMS is computed in the plugin's
-float32 expressions by the Loop of ``lowering/greedy_nms.py`` over the K = min(A * H * W,
+float32 expressions by the Loop of ``ops/_common/greedy_nms.py`` over the K = min(A * H * W,
 pre_nms_count) sorted positions, every image at once, stopping when every image has
 post_nms_count boxes (measured, one core, K = 6000, N = 2: 0.15 s with post_nms_count 1000,
 0.55 s with 6000), with its CumSum cap at post_nms_count; NonZero over the kept flags, image-major, lists
@@ -40,9 +40,9 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.greedy_nms import greedy_nms
+from ._common.greedy_nms import greedy_nms
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 F32 = np.float32
 _RANKS = (("im_info", 2), ("anchors", 4), ("deltas", 4), ("scores", 4))

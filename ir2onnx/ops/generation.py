@@ -19,9 +19,9 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
-from ..lowering.inputs import FOLD_ELEMENTS, foldable
+from ._common.inputs import FOLD_ELEMENTS, foldable
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 _RANGE_TYPES = {"f32": 1, "f64": 11, "i16": 5, "i32": 6, "i64": 7}
 _WIDER = {"f16": "f32", "bf16": "f32", "i8": "i32", "u8": "i32", "u16": "i32", "u32": "i64"}

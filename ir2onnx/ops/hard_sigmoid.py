@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer
-from ..lowering.inputs import float_input, foldable
+from ._common.inputs import float_input, foldable
 from ..lowering.registry import lowers
 
 

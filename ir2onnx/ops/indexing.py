@@ -19,13 +19,13 @@ from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
-from ..lowering import exact
+from ._common import exact
 from ..lowering.builder import Value
-from ..lowering.indices import i64_indices, int_indices, known_ranks, output_type, same_rank
-from ..lowering.inputs import const_ints, foldable, normalize_axis
+from ._common.indices import i64_indices, int_indices, known_ranks, output_type, same_rank
+from ._common.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shape_vectors import elements_of, vector_value
-from ..lowering.shapes import dims_of, i64
+from ._common.shape_vectors import elements_of, vector_value
+from ._common.shapes import dims_of, i64
 
 
 _WHERE_TYPES = ("f32", "f64", "i8", "i32", "i64", "u8", "u32")  # onnxruntime's CPU Where (f16 aside)

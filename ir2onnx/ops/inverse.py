@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import known_rank
+from ._common.inputs import known_rank
 from ..lowering.registry import lowers
 from ..ir.graph import is_static
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 MAX_N = 16
 FLOATS = ("f16", "f32", "f64")

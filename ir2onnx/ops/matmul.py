@@ -18,7 +18,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering import merged_matmuls
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 # ONNX MatMul-13's types; onnxruntime's CPU runs f16, f32, f64, i32, i64, u32, u64.
 FOLD_ELEMENTS = 4096  # constant operands up to this size are transposed at convert time

@@ -42,9 +42,9 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ..lowering.indices import output_type
+from ._common.indices import output_type
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 FLOATS = ("f32", "f16", "bf16")
 F32, F64, I64 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64

@@ -31,7 +31,7 @@ Facts the lowering relies on (OpenVINO's MulticlassNms specification and referen
 
 ONNX chain: candidates (``score >= score_threshold``) sorted by TopK (non-candidates as -inf;
 onnxruntime's TopK orders equal keys by the smaller position), the first min(nms_top_k, M)
-positions, then the greedy NMS Loop of ``lowering/greedy_nms.py`` over them with every (image,
+positions, then the greedy NMS Loop of ``ops/_common/greedy_nms.py`` over them with every (image,
 class) as one of its images (offset ``o``, no touch test, ``flat_is_apart``; ``IoU >= t`` as ``t'
 < IoU`` with t' the next float32 below t), NonZero of the kept flags, which gives
 NonMaxSuppression's (image, class, score desc, box) rows. ONNX's NonMaxSuppression is not used: it
@@ -50,10 +50,10 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ..lowering.greedy_nms import greedy_nms
-from ..lowering.indices import output_type
+from ._common.greedy_nms import greedy_nms
+from ._common.indices import output_type
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 FLOATS = ("f32", "f16", "bf16")
 F32 = TensorProto.FLOAT

@@ -37,10 +37,10 @@ from onnx import TensorProto, helper
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ..lowering.indices import output_type
+from ._common.indices import output_type
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
-from .nms_rotated_iou import rotated_iou
+from ._common.shapes import i64
+from ._nms_rotated_iou import rotated_iou
 
 FLOATS = ("f32", "f16", "bf16")
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL

@@ -28,10 +28,10 @@ import dataclasses
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
+from ._common.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64, shape_of
-from .layer_norm_affine import layer_norm
+from ._common.shapes import as_int64, i64, shape_of
+from ._layer_norm_affine import layer_norm
 
 _FLOAT = 1  # TensorProto.FLOAT
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import known_rank, normalize_axis
+from ._common.inputs import known_rank, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 _INT64, _INT32, _FLOAT, _BOOL = 7, 6, 1, 9  # TensorProto
 _WIDER = {"i16": _INT32, "u16": _INT32, "u64": _INT64, "bf16": _FLOAT}

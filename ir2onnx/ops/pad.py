@@ -14,9 +14,9 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import const_ints, foldable
+from ._common.inputs import const_ints, foldable
 from ..lowering.registry import lowers
-from ..lowering.shapes import INT64_MAX, as_int64, dims_of, i64
+from ._common.shapes import INT64_MAX, as_int64, dims_of, i64
 
 INT64_MIN = -INT64_MAX - 1
 _PAD_WIDER = {"i16": TensorProto.INT32, "u16": TensorProto.UINT32}  # exact round trips

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 
 def patch_geometry(size: int, k: int, s: int, r: int, auto_pad: str) -> tuple[int, int]:

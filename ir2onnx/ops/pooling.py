@@ -9,7 +9,7 @@ uses ``auto_pad`` or ``ceil_mode``: its end pad is widened (or a Slice crops) so
 rounding yields exactly that size, which is exact because padded elements never count. A dynamic spatial dim
 keeps the layer's pads under floor rounding (and auto_pad same_* with stride 1); with ceil,
 ceil_torch or same_* with a stride > 1 the graph computes the pads from the run-time size
-(:mod:`ir2onnx.ops.pooling_padding`):
+(:mod:`ir2onnx.ops._pooling_padding`):
 
 * MaxPool: padding is ignored (a window with no input element gives the type's lowest finite
   value, as OpenVINO's CPU plugin does; the ONNX form then pads with that value explicitly);
@@ -30,9 +30,9 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
-from .pooling_axes import Axis, axes_of
-from .pooling_padding import graph_padded, may_have_empty_window, needs_graph_pads, window_counts
+from ._common.shapes import dims_of, i64
+from ._pooling_axes import Axis, axes_of
+from ._pooling_padding import graph_padded, may_have_empty_window, needs_graph_pads, window_counts
 
 MAX_TYPES = ("f16", "f32", "f64", "i8", "u8")  # ONNX MaxPool-12
 AVG_TYPES = ("f16", "f32")  # onnxruntime's CPU AveragePool has no double kernel (1.32, measured)

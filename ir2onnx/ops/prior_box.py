@@ -43,8 +43,8 @@ import numpy as np
 
 from ..errors import InvalidLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
-from .prior_box_table import prior_table
+from ._common.shapes import i64
+from ._prior_box_table import prior_table
 
 F32 = np.float32
 

@@ -36,7 +36,7 @@ batch uses the same ``image_shape``. Arithmetic is f32, one IEEE operation per s
    output holds the scores of step 4 (0 in the padding).
 
 ONNX: anchors and the grid by Range/Cast/Add on the run-time H and W, the steps as f32 nodes,
-TopK, GatherND, then the NMS by the Loop of ``lowering/greedy_nms.py`` over the sorted positions
+TopK, GatherND, then the NMS by the Loop of ``ops/_common/greedy_nms.py`` over the sorted positions
 (ONNX NonMaxSuppression has neither the offset nor the touch test: fed ``x1 + 1`` it overlapped
 boxes less than one pixel apart, and its IoU rounded differently near 1024), all images at once,
 stopping once every image has post_nms_topn, CumSum capping there (measured, one core:
@@ -55,9 +55,9 @@ from onnx import TensorProto, numpy_helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
-from ..lowering.greedy_nms import greedy_nms
+from ._common.greedy_nms import greedy_nms
 from ..lowering.registry import lowers
-from ..lowering.shapes import i64
+from ._common.shapes import i64
 
 F32 = np.float32
 _ONE = numpy_helper.from_array(np.ones(1, F32))

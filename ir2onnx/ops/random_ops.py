@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64
+from ._common.shapes import as_int64, i64
 
 _FLOAT, _DOUBLE = 1, 11
 

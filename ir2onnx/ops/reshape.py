@@ -14,10 +14,10 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.builder import Value
-from ..lowering.inputs import FOLD_ELEMENTS
+from ._common.inputs import FOLD_ELEMENTS
 from ..lowering.registry import lowers
-from ..lowering.shape_vectors import DimOf, elements_of, vector_value
-from ..lowering.shapes import as_int64, dims_of, i64
+from ._common.shape_vectors import DimOf, elements_of, vector_value
+from ._common.shapes import as_int64, dims_of, i64
 
 INFER = "infer"
 

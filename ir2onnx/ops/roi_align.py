@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
+from ._common.shapes import dims_of, i64
 
 _INT64, _FLOAT = 7, 1  # TensorProto
 

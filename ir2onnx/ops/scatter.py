@@ -15,10 +15,10 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.indices import i64_indices, int_indices, known_ranks, same_rank
-from ..lowering.inputs import const_ints, normalize_axis
+from ._common.indices import i64_indices, int_indices, known_ranks, same_rank
+from ._common.inputs import const_ints, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64
+from ._common.shapes import dims_of, i64
 
 
 _INT64 = TensorProto.INT64

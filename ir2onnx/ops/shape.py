@@ -1,7 +1,7 @@
 """ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.indexing`): the ops of
 OpenVINO's shape subgraphs (``ShapeOf -> Gather -> Concat -> Reshape``) and their general forms.
 
-Shape vectors carry per-element knowledge while converting (:mod:`ir2onnx.lowering.shape_vectors`),
+Shape vectors carry per-element knowledge while converting (:mod:`ir2onnx.ops._common.shape_vectors`),
 so Reshape can resolve a pattern built from its own input's shape without leaving dead
 Shape/Gather/Concat nodes behind.
 """
@@ -15,10 +15,10 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import ElementType, element_type
 from ..ir.graph import is_static
 from ..lowering.builder import Value
-from ..lowering.inputs import const_ints, foldable, normalize_axis
+from ._common.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shape_vectors import DimOf, LazyValue, elements_of, vector_value
-from ..lowering.shapes import as_int64, i64
+from ._common.shape_vectors import DimOf, LazyValue, elements_of, vector_value
+from ._common.shapes import as_int64, i64
 
 
 # -- ShapeOf ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, i64
+from ._common.shapes import as_int64, i64
 
 INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
 FOLD_ELEMENTS = 4096

@@ -3,7 +3,7 @@ opset 13 semantics; SoftMax-8 and LogSoftmax-5 count negative axes from the end)
 from __future__ import annotations
 
 from ..errors import InvalidLayer
-from ..lowering.inputs import float_input
+from ._common.inputs import float_input
 from ..lowering.registry import lowers
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import const_ints, foldable, normalize_axis
+from ._common.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import as_int64, dims_of, i64
+from ._common.shapes import as_int64, dims_of, i64
 
 
 def _axis(layer, data, axis_v) -> int:

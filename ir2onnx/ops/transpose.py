@@ -14,9 +14,9 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
-from ..lowering.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
+from ._common.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
 from ..lowering.registry import lowers
-from ..lowering.shapes import dims_of, i64, shape_of
+from ._common.shapes import dims_of, i64, shape_of
 
 
 @lowers("Transpose", "opset1")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from ..lowering.inputs import float_elementwise, foldable
+from ._common.inputs import float_elementwise, foldable
 from ..lowering.registry import lowers
 
 # IR type -> (IR version, ONNX op, numpy function, f64 supported by onnxruntime's CPU provider)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.inputs import const_ints, known_rank, normalize_axis
+from ._common.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
 
 DIRECT = ("f16", "f32", "f64", "i8", "i64")

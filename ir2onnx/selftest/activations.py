@@ -1,7 +1,7 @@
 """Selftest cases of ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, HSwish-4, Swish-4, PReLU, Elu, SoftPlus-4,
 Mish-4, HSigmoid-5, SoftSign-9 and Selu (version 1 unless -N says otherwise). Exact cases (data
 movement, integer and boolean results) are compared bit for bit, the others within the per-type
-tolerances of :mod:`ir2onnx.compare`."""
+tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

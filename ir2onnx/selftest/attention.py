@@ -1,5 +1,5 @@
 """Selftest cases of ScaledDotProductAttention-13. Compared with the oracle within the per-type
-tolerances of :mod:`ir2onnx.compare`."""
+tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

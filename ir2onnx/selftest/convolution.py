@@ -1,5 +1,5 @@
 """Selftest cases of Convolution and GroupConvolution (version 1 unless -N says otherwise). Compared
-with the oracle within the per-type tolerances of :mod:`ir2onnx.compare`."""
+with the oracle within the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

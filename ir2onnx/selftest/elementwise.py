@@ -1,7 +1,7 @@
 """Selftest cases of Add, Subtract, Multiply, Divide, Maximum, Minimum, FloorMod, Mod,
 SquaredDifference and Power (version 1 unless -N says otherwise). Exact cases (data movement,
 integer and boolean results) are compared bit for bit, the others within the per-type tolerances of
-:mod:`ir2onnx.compare`."""
+:mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Selftest cases of Range-4 and Eye-9. Exact cases (data movement, integer and boolean results) are
-compared bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
+compared bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Selftest cases of Interpolate-1/-4/-11. Exact cases (data movement, integer and boolean results) are
-compared bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
+compared bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

@@ -19,7 +19,7 @@ def versions() -> dict[str, str]:
     import onnxruntime
 
     from ..version import __version__
-    from ..runtime import available_providers
+    from ..runtime.sessions import available_providers
 
     out = {"date": datetime.date.today().isoformat(), "ir2onnx": __version__, "onnx": onnx.__version__,
            "onnxruntime": onnxruntime.__version__, "numpy": np.__version__,

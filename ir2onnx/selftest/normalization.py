@@ -1,6 +1,6 @@
 """Selftest cases of MVN-1/-6, GroupNormalization-12, BatchNormInference-1/-5 and NormalizeL2 (version 1
 unless -N says otherwise). Compared with the oracle within the per-type tolerances of
-:mod:`ir2onnx.compare`."""
+:mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

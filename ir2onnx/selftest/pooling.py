@@ -1,6 +1,6 @@
 """Selftest cases of MaxPool-1/-8/-14 and AvgPool-1/-14/-16. Exact cases (data movement, integer and
 boolean results) are compared bit for bit, the others within the per-type tolerances of
-:mod:`ir2onnx.compare`."""
+:mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

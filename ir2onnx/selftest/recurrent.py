@@ -1,6 +1,6 @@
 """Selftest cases of LSTMSequence-5, GRUSequence-5, RNNSequence-5, LSTMCell-1/-4, GRUCell-3 and
 RNNCell-1. Compared with the oracle within
-the per-type tolerances of :mod:`ir2onnx.compare`."""
+the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Selftest cases of LRN-1 and GRN-1. Compared with the oracle within the per-type tolerances of
-:mod:`ir2onnx.compare`."""
+:mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Selftest cases of ROIAlign-3/-9 (avg mode) and ROIAlignRotated-15: each aligned mode, the adaptive sampling grid
 (sampling_ratio 0), ROIs partly outside the map. Compared with the oracle within the per-type
-tolerances of :mod:`ir2onnx.compare`."""
+tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

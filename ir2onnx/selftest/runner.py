@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compare import compare
+from ..harness.compare import compare
 from ..errors import Ir2OnnxError
 from .cases import Case
 from .catalog import all_cases
@@ -81,7 +81,7 @@ def _missing(graph) -> tuple[list[str], list[str]]:
 
 def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None) -> None:
     """The spec calls this model an error: the converter and the oracle must both refuse it."""
-    from ..harness import make_feeds
+    from ..harness.check import make_feeds
     from ..lowering.convert import convert_graph
     from ..oracles.interpreter import evaluate
 
@@ -104,7 +104,7 @@ def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None)
 def run_case(case: Case, columns: list[str], providers: list[str], unavailable: dict[str, str],
              openvino: bool, folder: Path, opset: int | None = None) -> CaseResult:
     """Build, convert, run and compare one case; never raises for a failing case."""
-    from ..harness import check, make_feeds
+    from ..harness.check import check, make_feeds
     from ..ir.reader import load_ir
 
     start = time.perf_counter()
@@ -190,8 +190,8 @@ def run(providers="all", select: list[str] | None = None, openvino: bool = True,
 
     Returns the matrix columns (spec, each requested provider, openvino) and one result per case.
     """
-    from ..harness import resolve_providers
-    from ..runtime import PROVIDERS
+    from ..harness.check import resolve_providers
+    from ..runtime.sessions import PROVIDERS
     from ..testing import openvino_available
 
     run_p, missing = resolve_providers(providers)
@@ -240,7 +240,7 @@ def cmd_selftest(args) -> int:
     columns, results = run(args.provider, args.select, not args.no_openvino, args.opset)
     if not results:
         raise Ir2OnnxError(f"no case matches {args.select}")
-    from ..backends import provider_status
+    from ..harness.backends import provider_status
     from ..testing import openvino_available
 
     why = {f"ort:{p}": provider_status(p)[1] for p in ("cpu", "cuda")}

@@ -1,6 +1,6 @@
 """Selftest cases of ScatterElementsUpdate-3/-12, ScatterUpdate-3 and ScatterNDUpdate-4/-15. Exact cases
 (data movement, integer and boolean results) are compared bit for bit, the others within the
-per-type tolerances of :mod:`ir2onnx.compare`."""
+per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

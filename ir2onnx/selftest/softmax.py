@@ -1,5 +1,5 @@
 """Selftest cases of SoftMax-1/-8 and LogSoftmax-5. Compared with the oracle within the per-type
-tolerances of :mod:`ir2onnx.compare`."""
+tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 from .cases import Case, normal, one_input, ov_build, unary

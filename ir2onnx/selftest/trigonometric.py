@@ -1,6 +1,6 @@
 """Selftest cases of Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh-4, Acosh-4 and Atanh-4
 (version 1 unless -N says otherwise). Compared with the oracle within the per-type tolerances of
-:mod:`ir2onnx.compare`."""
+:mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

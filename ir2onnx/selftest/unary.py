@@ -1,6 +1,6 @@
 """Selftest cases of Exp, Sqrt, Erf, Log, Floor, Ceiling, Negative, Abs, Sign, Round-5 and Identity-16 (version 1
 unless -N says otherwise). Exact cases (data movement, integer and boolean results) are compared
-bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.compare`."""
+bit for bit, the others within the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
 import numpy as np

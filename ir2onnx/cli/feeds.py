@@ -1,0 +1,55 @@
+"""The ``--input``/``--shape``/``--seed`` options of ``ir2onnx run`` and ``ir2onnx check`` (and
+``--precision``, which ``convert`` takes too), defined once: :mod:`ir2onnx.cli.main` and :mod:`ir2onnx.harness.check` both import them, so neither imports the other."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import Ir2OnnxError
+
+
+def add_feed_args(p) -> None:
+    """Add ``--input NAME=FILE.npy``, ``--shape NAME=DIMS`` and ``--seed N`` to ``p``."""
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="feed input NAME from a .npy file (repeatable)")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
+                   help="shape of a generated input, e.g. x=1,3,224,224 (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (default 0)")
+
+
+def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]]:
+    """``--input NAME=FILE.npy`` and ``--shape NAME=DIMS`` into dicts."""
+    given = {}
+    for item in args.input:
+        name, sep, path = item.partition("=")
+        if not sep or not name:
+            raise Ir2OnnxError(f"--input '{item}': expected NAME=FILE.npy")
+        try:
+            given[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise Ir2OnnxError(f"--input {name}: cannot read '{path}': {e}") from None
+    return given, parse_shapes(args.shape)
+
+
+def parse_shapes(items: list[str]) -> dict[str, tuple[int, ...]]:
+    """``--shape NAME=DIMS`` items (of ``run``, ``check`` and ``convert``) into a dict."""
+    from ..runtime.sessions import parse_dims_arg
+
+    shapes = {}
+    for item in items:
+        name, sep, dims = item.partition("=")
+        if not sep or not name:
+            raise Ir2OnnxError(f"--shape '{item}': expected NAME=DIMS such as x=1,3,224,224")
+        shapes[name] = parse_dims_arg(dims)
+    return shapes
+
+
+PRECISIONS = ("f32", "f16", "ir")
+
+
+def add_precision_arg(p) -> None:
+    """Add ``--precision f32|f16|ir`` (:mod:`ir2onnx.lowering.precision`) to ``p``."""
+    p.add_argument("--precision", choices=PRECISIONS, default="f32",
+                   help="compute precision of floats: f32 (default; FP16 IRs are computed in f32 as "
+                        "OpenVINO's CPU plugin does, f16 weights stay f16 in the file), f16 (every "
+                        "float activation in f16 except normalisations, reductions, Softmax, Exp "
+                        "..., for CUDA/TensorRT), ir (the IR's literal types)")

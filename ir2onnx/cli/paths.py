@@ -1,0 +1,112 @@
+"""The paths the command line is given: which IR a ``convert`` argument names, where its .onnx goes,
+and whether an output path can be written, all decided before any work is done.
+
+Every problem is an :class:`~ir2onnx.errors.Ir2OnnxError` naming the path (exit 2), never an
+``OSError`` escaping as an internal error:
+
+- an ``.onnx`` file, a ``.bin`` file or a directory given as the IR is recognised and named;
+  a directory that holds exactly one ``.xml`` is that IR;
+- ``-o DIR`` (an existing directory) and ``-o DIR/`` (created when missing) mean ``DIR/<stem>.onnx``;
+- an output whose folder cannot be made or written is refused before converting.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import Ir2OnnxError
+
+
+def ir_files(directory: Path) -> list[Path]:
+    """The IR .xml files under ``directory`` (recursively, sorted), hidden folders left out."""
+    found = []
+    for path in sorted(directory.rglob("*.xml")):
+        rel = path.relative_to(directory).parts
+        if path.is_file() and not any(p.startswith(".") for p in rel):
+            found.append(path)
+    return found
+
+
+def model_xml(arg: str | os.PathLike) -> Path:
+    """The .xml a ``convert``/``run``/``check`` argument names, or an error that says what it is."""
+    path = Path(arg)
+    if path.is_dir():
+        xmls = ir_files(path)
+        if len(xmls) == 1:
+            return xmls[0]
+        if not xmls:
+            raise Ir2OnnxError(f"'{arg}' is a directory with no IR .xml file in it: give the model's .xml")
+        shown = ", ".join(str(p.relative_to(path)) for p in xmls[:3]) + (" ..." if len(xmls) > 3 else "")
+        raise Ir2OnnxError(f"'{arg}' is a directory holding {len(xmls)} IR .xml files ({shown}): give "
+                           f"one, or convert them all with 'ir2onnx convert {arg} -o OUTDIR'")
+    suffix = path.suffix.lower()
+    if suffix == ".onnx":
+        raise Ir2OnnxError(f"'{arg}' is an ONNX model, not an OpenVINO IR: it needs no conversion "
+                           f"(run it with 'ir2onnx run {arg}')")
+    if suffix == ".bin":
+        xml = path.with_suffix(".xml")
+        hint = f" ({xml})" if xml.is_file() else ""
+        raise Ir2OnnxError(f"'{arg}' is the weights file of an IR: give its .xml{hint}")
+    if path.exists() and not path.is_file():
+        raise Ir2OnnxError(f"'{arg}' is not a regular file")
+    return path
+
+
+def _is_dir_arg(arg: str) -> bool:
+    return arg.endswith(("/", os.sep)) or Path(arg).is_dir()
+
+
+def onnx_output(xml: Path, output: str | os.PathLike | None) -> Path:
+    """Where ``convert`` writes: beside the .xml by default, ``DIR/<stem>.onnx`` for ``-o DIR`` or
+    ``-o DIR/``, else the path given. The path is checked as :func:`writable`."""
+    if output is None:
+        out = xml.with_suffix(".onnx") if xml.name else Path("model.onnx")
+    elif _is_dir_arg(os.fspath(output)):
+        out = Path(output) / (xml.stem + ".onnx")
+    else:
+        out = Path(output)
+    for given in {xml, xml.with_suffix(".bin")}:
+        with contextlib.suppress(OSError):
+            if out.exists() and out.samefile(given):
+                raise Ir2OnnxError(f"the output '{out}' is the input '{given}': choose another -o")
+    return writable(out, "output")
+
+
+def writable(path: Path, what: str = "output") -> Path:
+    """``path`` when a file can be written there: not a directory, and its nearest existing
+    ancestor a directory this process may write into (missing folders are made when writing)."""
+    path = Path(path)
+    if not path.name or path.name in (".", ".."):
+        raise Ir2OnnxError(f"the {what} path '{path}' names no file")
+    if path.is_dir():
+        raise Ir2OnnxError(f"the {what} '{path}' is a directory: give a file name, or end it with '/'"
+                           if what == "output" else f"the {what} '{path}' is a directory: give a file name")
+    parent = path.parent
+    while not parent.exists():
+        if parent == parent.parent:
+            break
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise Ir2OnnxError(f"cannot write the {what} '{path}': '{parent}' is not a directory")
+    try:  # a real probe: permissions say nothing to root, nor of read-only or virtual file systems
+        with tempfile.TemporaryFile(dir=parent, prefix=".ir2onnx-probe-"):
+            pass
+    except OSError as e:
+        raise Ir2OnnxError(f"cannot write the {what} '{path}': the folder '{parent}' is not writable "
+                           f"({e.strerror or e})") from None
+    return path
+
+
+@contextlib.contextmanager
+def os_errors(what: str, name_file: bool = True):
+    """Turn an ``OSError`` inside the block into one line, ``cannot <what> '<file>': <reason>``
+    (exit 2, not 3); ``name_file=False`` leaves the file out (a temporary one, say)."""
+    try:
+        yield
+    except Ir2OnnxError:
+        raise
+    except OSError as e:
+        name = f" '{e.filename}'" if e.filename and name_file else ""
+        raise Ir2OnnxError(f"cannot {what}{name}: {e.strerror or e}") from None

@@ -1,0 +1,297 @@
+"""The interop harness: :func:`check` and the ``ir2onnx check`` command (``ir2onnx selftest``
+runs its cases through :func:`check`, see :mod:`ir2onnx.selftest`).
+
+:func:`check` converts an IR model, feeds the same inputs to onnxruntime (each requested
+provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference precision, when
+``openvino`` is importable), and compares every output of every pair of backends by output name
+(tolerances: :mod:`ir2onnx.harness.compare`). Backends: ``ort:cpu``, ``ort:cuda``, ``oracle``, ``openvino``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..runtime import example_inputs
+from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
+                       resolve_providers, run_openvino, run_openvino_isolated, run_oracle, run_ort,
+                       timed)
+from .compare import DEFAULT_TOLERANCES, Comparison, compare
+from ..errors import Ir2OnnxError
+from ..cli.feeds import add_feed_args, add_precision_arg, parse_feeds
+from .int8_rule import compare_int8, has_fake_quantize, output_steps
+from ..ir.graph import Graph
+from .oracle_budget import DEFAULT_BUDGET, over_budget
+from ..llm.interface import is_llm
+from ..runtime.stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
+
+REFERENCE = "oracle"
+INT8_NOTE = ("the IR has {n} FakeQuantize layer(s): a quantization level that flips on a near-tie "
+             "moves the levels it feeds, and OpenVINO's CPU plugin runs INT8 IRs through its "
+             "low-precision transformations (it skips a FakeQuantize before a residual Add), so "
+             "float outputs are judged by the INT8 rule: quantized outputs by the share of "
+             "elements within one quantization step, class outputs by argmax agreement, others "
+             "element-wise; --rtol/--atol judge every output element-wise instead "
+             "(docs/check.md)")
+
+
+@dataclass
+class OutputCheck:
+    """One output: its shape and dtype (from the first backend that made it) and every pair."""
+
+    name: str
+    shape: tuple | None
+    dtype: str
+    comparisons: list[Comparison] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.comparisons)
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check` found. ``ok`` is True when every pair of backends agreed."""
+
+    model: str
+    opset: int
+    inputs: dict[str, np.ndarray] = field(repr=False)
+    input_origin: dict[str, str]
+    backends: list[BackendRun]
+    outputs: list[OutputCheck]
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # found outside the comparisons (NaN outputs)
+
+    @property
+    def compared(self) -> int:
+        return sum(len(o.comparisons) for o in self.outputs)
+
+    @property
+    def ok(self) -> bool:
+        return self.compared > 0 and not self.failures()
+
+    def backend(self, name: str) -> BackendRun | None:
+        return next((b for b in self.backends if b.name == name), None)
+
+    def failures(self) -> list[str]:
+        """One line per problem: a backend that failed, or an output a pair disagrees on."""
+        out = [f"backend {b.name} failed: {b.message}" for b in self.backends if b.status == "error"]
+        out += self.problems
+        for o in self.outputs:
+            for c in o.comparisons:
+                if not c.passed:
+                    tol = "differ" if c.exact else f"outside rtol={c.rtol:g} atol={c.atol:g}"
+                    why = c.reason or (f"{c.rule} rule: {c.detail}" if c.rule else
+                                       f"{c.mismatches} element(s) {tol}, max abs {c.max_abs:.3g}")
+                    out.append(f"output '{o.name}': {c.a} and {c.b} disagree ({why})")
+        if not out and self.compared == 0:
+            out.append("nothing was compared: fewer than two backends produced outputs")
+        return out
+
+
+# -- the check ------------------------------------------------------------------------------
+def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = None, *,
+          inputs: dict[str, np.ndarray] | None = None, shapes: dict[str, tuple] | None = None,
+          providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
+          opset: int | None = None, openvino: bool = True, oracle: bool = True,
+          bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
+          precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None) -> CheckResult:
+    """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
+
+    Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
+    wrong feeds, unavailable provider asked for by name, every backend failing). Disagreements
+    and single backend failures are in the result (``result.ok``, ``result.failures()``).
+    ``rtol``/``atol`` replace the per-type float defaults; integers and booleans stay exact;
+    ``bitexact`` demands identical bytes of every output (data-movement models).
+    ``isolate_openvino`` runs OpenVINO in a child process, so that a crash inside it is reported
+    as that backend's error (the CLI does this; tests and selftest run it in-process, faster).
+    A stateful model (ReadValue/Assign) runs ``steps`` steps (default 4) on the same inputs, each
+    backend carrying its state (:mod:`ir2onnx.runtime.stateful`); step k's outputs are compared as
+    ``<output>@k`` and the variables as ``<variable_id>.new@k``.
+    ``precision`` (``"f32"``, ``"f16"``, ``"ir"``) is the conversion's compute precision
+    (:mod:`ir2onnx.lowering.precision`): the oracles run on the same precision-transformed graph,
+    OpenVINO on the IR at f32 inference precision; ``"f16"`` compares floats at the f16 tolerance.
+    ``oracle_budget``: the oracle is skipped (status ``skipped``, with the reason) when
+    :func:`ir2onnx.harness.oracle_budget.estimate` of its work exceeds it; None: no limit.
+    ``progress``: called with one line as each step starts or ends (the CLI prints them to stderr).
+    An LLM IR (``input_ids`` and a KV cache, :func:`ir2onnx.llm.interface.is_llm`) is fed decode steps
+    instead (:mod:`ir2onnx.llm.decode`): the prompt, then one token a step, the mask and positions
+    growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
+    example inputs when it has them (``<stem>.inputs.npz`` beside the .xml:
+    :mod:`ir2onnx.runtime.example_inputs`).
+    """
+    from ..api import _graph
+    from ..lowering import precision as precision_pass
+    from ..oracles.interpreter import input_name, output_names, parameters
+
+    precision_pass.check_mode(precision)
+    graph = precision_pass.apply(_graph(model, weights), precision)
+    if precision == "f16" and rtol is None and atol is None:
+        rtol, atol = DEFAULT_TOLERANCES["float16"]
+    run_providers, unavailable = resolve_providers(providers)
+    inputs, taken, file = example_inputs.fill(graph.xml_path, [input_name(p) for p in parameters(graph)],
+                                              inputs, shapes)
+    feeds, origin = make_feeds(graph, inputs, shapes, seed)
+    origin.update({name: f"example inputs ({file})" for name in taken})
+    stateful = bool(variables(graph))
+    steps = (steps or STEPS) if stateful else 0
+    step1 = feeds
+    if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
+        from ..llm.decode import step_feeds
+
+        feeds = step_feeds(graph, feeds, inputs or {}, shapes or {}, seed, steps)
+        step1 = feeds[0]
+        origin = {n: origin[n] if (inputs and n in inputs) else f"LLM decode step 1 (seed {seed})"
+                  for n in step1}
+        feeds = feeds if steps else step1
+    backends: list[BackendRun] = []
+    say = progress or (lambda line: None)
+
+    def step(name: str, fn) -> BackendRun:
+        run = timed(name, fn)
+        say(f"check: {name} {run.status} {run.seconds:.1f} s" + (f" ({run.message[:200]})" if run.message else ""))
+        return run
+
+    with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
+        start = time.perf_counter()
+        onnx_path, problem, opset = convert_to(graph, opset, tmp, "ir")  # the graph is transformed already
+        say(f"check: converted to ONNX opset {opset} {time.perf_counter() - start:.1f} s"
+            + (f" (conversion failed: {problem})" if problem else ""))
+        state = initial_state(graph, feeds) if stateful and not problem else None
+        for p in run_providers:
+            backends.append(step(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
+    backends += unavailable
+    if oracle:
+        cost, skip = over_budget(graph, step1, oracle_budget)  # (an LLM: the prompt step, the largest)
+        if skip:
+            backends.append(BackendRun(REFERENCE, "skipped", skip))
+            say(f"check: {REFERENCE} skipped: {skip}")
+        else:
+            say(f"check: {REFERENCE} running (~{cost:.2g} multiply-adds and elements)")
+            backends.append(step(REFERENCE, lambda: oracle_steps(graph, feeds, steps) if steps
+                                 else run_oracle(graph, feeds)))
+    if openvino:
+        try:
+            import openvino as _ov  # noqa: F401
+        except ImportError:
+            backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
+        else:
+            run = run_openvino_isolated if isolate_openvino else run_openvino
+            backends.append(step("openvino", lambda: run(graph, feeds, steps, precision)))
+    ran = [b for b in backends if b.status in ("ok", "error")]
+    if ran and all(b.status == "error" for b in ran):
+        raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
+    done = [b for b in backends if b.status == "ok"]
+    checks = []
+    names = step_output_names(graph, steps) if steps else list(output_names(graph).values())
+    fake_quantize = has_fake_quantize(graph)
+    int8 = fake_quantize and not bitexact and rtol is None and atol is None
+    grid = output_steps(graph) if int8 else {}
+    for name in names:
+        first = next((b.outputs[name] for b in done if name in b.outputs), None)
+        oc = OutputCheck(name, None if first is None else tuple(first.shape),
+                         "" if first is None else str(first.dtype))
+        for i, a in enumerate(done):
+            for b in done[i + 1:]:
+                if name not in a.outputs or name not in b.outputs:
+                    lacking = a.name if name not in a.outputs else b.name
+                    oc.comparisons.append(Comparison(name, a.name, b.name, False,
+                                                     reason=f"{lacking} has no output '{name}'"))
+                    continue
+                if int8:
+                    oc.comparisons.append(compare_int8(name, a.name, a.outputs[name], b.name,
+                                                       b.outputs[name], grid.get(name.split("@")[0])))
+                else:
+                    oc.comparisons.append(compare(name, a.name, a.outputs[name], b.name,
+                                                  b.outputs[name], rtol, atol, bitexact))
+        checks.append(oc)
+    notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
+    problems = _nonfinite_problems(done, origin, notes)
+    return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes,
+                       problems)
+
+
+def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:
+    """NaN or Inf in an output: a problem when some input was generated (the check then proved
+    nothing: the inputs do not fit the model, give real ones), a note when all were given or
+    came from the model's example inputs."""
+    from ..runtime.input_values import nonfinite
+
+    found: dict[str, list[str]] = {}
+    for b in done:
+        for name, what in nonfinite(b.outputs).items():
+            found.setdefault(f"output '{name}' holds {what} elements", []).append(b.name)
+    lines = [f"{text} ({', '.join(names)})" for text, names in found.items()]
+    if all(o == "given" or o.startswith("example inputs") for o in origin.values()):
+        notes += lines
+        return []
+    return [f"{line}: the generated inputs may not fit the model; give real ones with --input"
+            for line in lines]
+
+
+# -- the command ---------------------------------------------------------------------------
+def add_command(sub) -> None:
+    """Register ``check``."""
+    import argparse
+
+    p = sub.add_parser(
+        "check", help="prove a converted model computes what the IR computes",
+        description="Convert an IR model and run the same inputs through onnxruntime (each "
+                    "provider), the NumPy oracle interpreter and OpenVINO (when installed). Prints, "
+                    "per output, shape, dtype, max abs / rel error and pass/fail for each pair of "
+                    "backends. Exit 0: all agree; 1: some pair disagrees or a backend failed; "
+                    "2: bad input. An element agrees when |a-b| <= atol + rtol*max(|a|,|b|); "
+                    "defaults (rtol, atol): f64 1e-9, 1e-12; f32 1e-4, 1e-4; f16 1e-2, 1e-2; "
+                    "bf16 5e-2, 5e-2; integer and boolean outputs must be equal. In an INT8 IR "
+                    "(FakeQuantize) float outputs are judged in quantization steps and by argmax "
+                    "agreement unless --rtol/--atol are given (docs/check.md). Progress lines go "
+                    "to stderr; the oracle is skipped, saying why, above --oracle-budget.",
+        epilog="example:\n  ir2onnx check model.xml\n"
+               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="the IR .xml file")
+    p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
+    add_feed_args(p)
+    p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
+                   help="onnxruntime provider(s): all = every available one (default cpu)")
+    p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
+    p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
+    p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
+    add_precision_arg(p)
+    p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
+    p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
+    p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
+                   help="skip the oracle, saying so, when the model needs more than N multiply-adds "
+                        f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
+                        "about 1-2 minutes on one core; inf: never skip)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
+    p.set_defaults(func=cmd_check)
+
+
+def cmd_check(args) -> int:
+    from ..cli.paths import model_xml, os_errors, writable
+    from .report import format_text, write_report
+
+    given, shapes = parse_feeds(args)
+    if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
+        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
+    if args.report:
+        writable(Path(args.report), "--report file")  # before the check, not after it
+    with os_errors("read"):
+        result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
+                       providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
+                       opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
+                       isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
+                       progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
+    print(format_text(result))
+    if args.report:
+        with os_errors("write the --report file"):
+            Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+            write_report(result, args.report)
+    return 0 if result.ok else 1

@@ -1,0 +1,56 @@
+"""Example inputs kept beside a model: ``<stem>.inputs.npz``, one array per input name.
+
+``ir2onnx check`` and ``ir2onnx run`` feed them to the inputs that ``--input`` and ``--shape``
+leave open, instead of generated values. Some models' valid inputs cannot be guessed from their
+declared shapes: a CNN with dynamic spatial dims needs them large enough for its pooling, an FFT
+a complex last dim of 2, an embedding bag ascending offsets, a detector an image size that
+matches its image. Such a model carries its inputs (every bundled sample that needs them does,
+so that it passes its own check with default options), and the check names the file as the
+inputs' origin. ``np.savez("model.inputs.npz", x=...)`` writes one.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import Ir2OnnxError
+
+SUFFIX = ".inputs.npz"
+
+
+def path_for(model: str | os.PathLike | None) -> Path | None:
+    """``<stem>.inputs.npz`` beside ``model`` (an .xml or .onnx path), or None without a path."""
+    if not model:
+        return None
+    model = Path(model)
+    return model.with_name(model.stem + SUFFIX)
+
+
+def load(model: str | os.PathLike | None, names: list[str]) -> tuple[dict[str, np.ndarray], str]:
+    """The example inputs of ``model`` (``names``: its input names) and the file's name; ({}, "")
+    when there is no such file. An array for a name the model does not have is an error."""
+    path = path_for(model)
+    if path is None or not path.is_file():
+        return {}, ""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise Ir2OnnxError(f"cannot read the example inputs '{path}': {e}") from None
+    unknown = [k for k in arrays if k not in names]
+    if unknown:
+        raise Ir2OnnxError(f"example inputs '{path}' hold '{unknown[0]}', which is not an input of the model "
+                           f"(inputs: {', '.join(names)})")
+    return arrays, path.name
+
+
+def fill(model, names: list[str], given: dict | None, shapes: dict | None) -> tuple[dict, list[str], str]:
+    """``given`` completed with the example inputs of ``model`` for the names that ``given`` and
+    ``shapes`` leave open; also the names taken and the file's name."""
+    given, shapes = dict(given or {}), dict(shapes or {})
+    examples, file = load(model, names)
+    taken = [k for k in examples if k not in given and k not in shapes]
+    given.update({k: examples[k] for k in taken})
+    return given, taken, file

@@ -1,0 +1,185 @@
+"""Generated inputs that mean something, for ``run`` and ``check`` when no file is given.
+
+Random normal floats and small integers exercise an op, but a model's inputs often have a
+meaning the values must respect, or every output is NaN:
+
+- an integer input that indexes a table (it reaches the indices input of a Gather or of an
+  Embedding* layer through Convert, Reshape, Unsqueeze, Squeeze, Transpose, ...) gets values
+  in ``[0, rows)`` of the smallest such table;
+- an input named like a mask (``attention_mask``, anything with ``mask``) gets ones;
+- ``token_type_ids`` (and ``segment_ids``) get zeros; ``position_ids`` get 0, 1, 2 ... along the
+  last axis (within the table when it indexes one);
+- everything else stays random (:func:`ir2onnx.runtime.sessions.random_array`); ``--seed`` seeds both.
+
+The tables are found in the IR (:func:`ir_hints`, the ports' declared dims) or in an ONNX
+file (:func:`onnx_hints`, initializer dims and ONNX shape inference).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# layers that pass an input's values on (data input 0), possibly reshaped, retyped or reordered
+_PASS_IR = {"Convert", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Broadcast", "Tile",
+            "StridedSlice", "Slice", "Split", "VariadicSplit", "Concat", "Flatten"}
+_PASS_ONNX = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Tile", "Slice",
+              "Split", "Concat", "Flatten", "Identity"}
+# layer type -> (indices input, table input): the table's rows are its dim 0 (Gather: its axis)
+_INDEXING_IR = {"Gather": (1, 0), "EmbeddingBagOffsetsSum": (1, 0), "EmbeddingBagOffsets": (1, 0),
+                "EmbeddingSegmentsSum": (1, 0), "EmbeddingBagPackedSum": (1, 0)}
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What an input means: ``rows`` of the table it indexes (None: not an index)."""
+
+    rows: int | None = None
+
+
+def name_kind(name: str) -> str | None:
+    """``'ones'``, ``'zeros'``, ``'arange'`` or None, by the input's name."""
+    low = name.lower()
+    if "mask" in low:
+        return "ones"
+    if low.endswith(("token_type_ids", "segment_ids")):
+        return "zeros"
+    if low.endswith("position_ids"):
+        return "arange"
+    return None
+
+
+def generate(name: str, shape, dtype, rng: np.random.Generator,
+             hint: Hint | None) -> tuple[np.ndarray | None, str]:
+    """The value of one input and how it was made (for ``check``'s report); ``(None, 'random')``
+    where nothing is known, and the caller draws random values."""
+    dtype = np.dtype(dtype)
+    shape = tuple(shape)
+    kind = name_kind(name)
+    rows = hint.rows if hint and hint.rows and hint.rows > 0 else None
+    numeric = dtype == np.bool_ or dtype.kind in "iuf"
+    if kind == "ones" and numeric:
+        return np.ones(shape, dtype), "ones (a mask)"
+    if kind == "zeros" and numeric:
+        return np.zeros(shape, dtype), "zeros"
+    if kind == "arange" and dtype.kind in "iuf" and shape:
+        values = np.arange(shape[-1]) % (rows or max(shape[-1], 1))
+        return np.broadcast_to(values, shape).astype(dtype), "0, 1, 2 ... (positions)"
+    if rows and dtype.kind in "iu":
+        high = min(rows, int(np.iinfo(dtype).max) + 1)
+        return rng.integers(0, high, size=shape).astype(dtype), f"random indices in [0, {high})"
+    return None, "random"
+
+
+def _gather_rows(dims, axis: int) -> int | None:
+    if dims is None or not dims:
+        return None
+    axis = axis + len(dims) if axis < 0 else axis
+    if not 0 <= axis < len(dims):
+        return None
+    d = dims[axis]
+    return d if isinstance(d, int) and d > 0 else None
+
+
+def _smallest(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def ir_hints(graph) -> dict[str, Hint]:
+    """Input name -> Hint for the Parameters of an IR Graph (only those that index a table)."""
+    from ..oracles.interpreter import input_name, parameters
+
+    consumers = graph.consumers()
+    hints = {}
+    for param in parameters(graph):
+        rows, seen, todo = None, set(), [(param, 0)]
+        while todo:
+            layer, out = todo.pop()
+            if (layer.id, out) in seen:
+                continue
+            seen.add((layer.id, out))
+            for user, port in consumers.get((layer.id, out), []):
+                if user.type in _INDEXING_IR and port == _INDEXING_IR[user.type][0]:
+                    axis = 0
+                    if user.type == "Gather" and len(user.sources) > 2:
+                        src, _ = graph.producer(user, 2)
+                        if src.const is not None:
+                            axis = int(np.asarray(src.const.array()).reshape(-1)[0])
+                    table = user.inputs[_INDEXING_IR[user.type][1]].shape
+                    rows = _smallest(rows, _gather_rows(table, axis))
+                elif user.type in _PASS_IR and (port == 0 or user.type == "Concat"):
+                    todo += [(user, i) for i in range(len(user.outputs))]
+        if rows:
+            hints[input_name(param)] = Hint(rows)
+    return hints
+
+
+def onnx_hints(model) -> dict[str, Hint]:
+    """Input name -> Hint for the graph inputs of an ONNX ModelProto (weights need not be loaded)."""
+    import onnx
+
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # a model shape inference cannot follow: trace with what is declared
+        inferred = model
+    g = inferred.graph
+    dims: dict[str, list] = {t.name: list(t.dims) for t in g.initializer}
+    for vi in (*g.value_info, *g.input, *g.output):
+        if vi.type.tensor_type.HasField("shape"):
+            dims[vi.name] = [d.dim_value if d.HasField("dim_value") else None
+                             for d in vi.type.tensor_type.shape.dim]
+    consts = {t.name: t for t in g.initializer}
+    for node in g.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            consts[node.output[0]] = node.attribute[0].t
+            dims[node.output[0]] = list(node.attribute[0].t.dims)
+    users: dict[str, list] = {}
+    for node in g.node:
+        for i, name in enumerate(node.input):
+            users.setdefault(name, []).append((node, i))
+    hints = {}
+    initialized = set(consts)
+    for inp in g.input:
+        if inp.name in initialized:
+            continue
+        rows, seen, todo = None, set(), [inp.name]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for node, i in users.get(name, []):
+                if node.op_type == "Gather" and i == 1:
+                    axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
+                    rows = _smallest(rows, _gather_rows(dims.get(node.input[0]), axis))
+                elif (node.op_type in _PASS_ONNX and (i == 0 or node.op_type == "Concat")
+                      or node.op_type == "Where" and i > 0):  # the lowering's bounds guard of Gather-8
+                    todo += list(node.output)
+        if rows:
+            hints[inp.name] = Hint(rows)
+    return hints
+
+
+def onnx_file_hints(path) -> dict[str, Hint]:
+    """:func:`onnx_hints` of an .onnx file, its external data left unread; {} when unreadable."""
+    import onnx
+
+    try:
+        return onnx_hints(onnx.load(str(path), load_external_data=False))
+    except Exception:  # onnxruntime will report an unreadable file in its own words
+        return {}
+
+
+def nonfinite(outputs: dict[str, np.ndarray]) -> dict[str, str]:
+    """Output name -> ``'3 NaN, 1 Inf of 16'`` for the float outputs holding NaN or Inf."""
+    found = {}
+    for name, value in outputs.items():
+        value = np.asarray(value)
+        if value.dtype.kind != "f" and value.dtype.name != "bfloat16":
+            continue
+        v = value.astype(np.float32) if value.dtype.kind != "f" else value
+        nan, inf = int(np.isnan(v).sum()), int(np.isinf(v).sum())
+        if nan or inf:
+            parts = [f"{nan} NaN"] * bool(nan) + [f"{inf} Inf"] * bool(inf)
+            found[name] = f"{', '.join(parts)} of {v.size}"
+    return found

@@ -12,7 +12,7 @@ from ir2onnx.runtime import sessions as runtime
 from ir2onnx.cli.main import main
 from ir2onnx.harness.compare import compare, default_tolerance
 from ir2onnx.errors import Ir2OnnxError, InvalidLayer, UnsupportedLayers
-from ir2onnx.harness.check import make_feeds, provider_status
+from ir2onnx.harness.backends import make_feeds, provider_status
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.registry import LOWERINGS, lowering_for
 from ir2onnx.oracles.interpreter import evaluate

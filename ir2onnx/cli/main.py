@@ -1,5 +1,5 @@
-"""The ``ir2onnx`` command: convert, run, ops here; check (:mod:`ir2onnx.harness.check`) and selftest
-(:mod:`ir2onnx.selftest`) register their own subcommands."""
+"""The ``ir2onnx`` command: convert, run, ops here; check (:mod:`ir2onnx.cli.check`) and selftest
+(:mod:`ir2onnx.cli.selftest`) beside it."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from . import check as check_command, selftest as selftest_command
 from .feeds import add_feed_args, add_precision_arg, parse_feeds, parse_shapes
 from ..version import __version__
 
@@ -131,11 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_convert(sub)
     _add_run(sub)
     _add_ops(sub)
-    from ..harness import check as harness
-    from .. import selftest
-
-    harness.add_command(sub)
-    selftest.add_command(sub)
+    check_command.add_command(sub)
+    selftest_command.add_command(sub)
     return parser
 
 

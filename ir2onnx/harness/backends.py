@@ -76,7 +76,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     are, others generated like :func:`ir2onnx.runtime.sessions.make_inputs` (dynamic dims from ``shapes``,
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
     from ..runtime.input_values import generate, ir_hints
-    from ..oracles.interpreter import input_name, parameters
+    from ..ir.names import input_name, parameters
     from ..runtime.sessions import random_array
 
     given, shapes = dict(given or {}), dict(shapes or {})
@@ -131,7 +131,7 @@ def timed(name: str, fn) -> BackendRun:
 
 
 def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
-    from ..oracles.interpreter import evaluate
+    from ..oracles import evaluate
 
     return evaluate(graph, feeds)
 
@@ -155,7 +155,7 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir
     returned in the graph's types, so that every backend's arrays compare."""
     import openvino as ov
 
-    from ..oracles.interpreter import input_name, output_names, parameters, results
+    from ..ir.names import input_name, output_names, parameters, results
 
     core = ov.Core()
     try:
@@ -200,7 +200,7 @@ def _as_float(array: np.ndarray, ov_type) -> np.ndarray:
 
 def _graph_types(graph: Graph, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Float outputs (and ``<variable>.new@k`` states) cast to the types ``graph`` declares."""
-    from ..oracles.interpreter import output_names, results
+    from ..ir.names import output_names, results
     from ..runtime.stateful import NEW
 
     names = output_names(graph)

@@ -9,21 +9,17 @@ provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference p
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..runtime import example_inputs
-from .backends import (BackendRun, convert_to, make_feeds, provider_status,  # noqa: F401
-                       resolve_providers, run_openvino, run_openvino_isolated, run_oracle, run_ort,
-                       timed)
+from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, run_openvino, run_openvino_isolated,
+                       run_oracle, run_ort, timed)
 from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
-from ..cli.feeds import add_feed_args, add_precision_arg, parse_feeds
 from .int8_rule import compare_int8, has_fake_quantize, output_steps
 from ..ir.graph import Graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
@@ -127,7 +123,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     """
     from ..api import _graph
     from ..lowering import precision as precision_pass
-    from ..oracles.interpreter import input_name, output_names, parameters
+    from ..ir.names import input_name, output_names, parameters
 
     precision_pass.check_mode(precision)
     graph = precision_pass.apply(_graph(model, weights), precision)
@@ -232,66 +228,3 @@ def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: l
         return []
     return [f"{line}: the generated inputs may not fit the model; give real ones with --input"
             for line in lines]
-
-
-# -- the command ---------------------------------------------------------------------------
-def add_command(sub) -> None:
-    """Register ``check``."""
-    import argparse
-
-    p = sub.add_parser(
-        "check", help="prove a converted model computes what the IR computes",
-        description="Convert an IR model and run the same inputs through onnxruntime (each "
-                    "provider), the NumPy oracle interpreter and OpenVINO (when installed). Prints, "
-                    "per output, shape, dtype, max abs / rel error and pass/fail for each pair of "
-                    "backends. Exit 0: all agree; 1: some pair disagrees or a backend failed; "
-                    "2: bad input. An element agrees when |a-b| <= atol + rtol*max(|a|,|b|); "
-                    "defaults (rtol, atol): f64 1e-9, 1e-12; f32 1e-4, 1e-4; f16 1e-2, 1e-2; "
-                    "bf16 5e-2, 5e-2; integer and boolean outputs must be equal. In an INT8 IR "
-                    "(FakeQuantize) float outputs are judged in quantization steps and by argmax "
-                    "agreement unless --rtol/--atol are given (docs/check.md). Progress lines go "
-                    "to stderr; the oracle is skipped, saying why, above --oracle-budget.",
-        epilog="example:\n  ir2onnx check model.xml\n"
-               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="the IR .xml file")
-    p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
-    add_feed_args(p)
-    p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
-                   help="onnxruntime provider(s): all = every available one (default cpu)")
-    p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
-    p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
-    p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
-    add_precision_arg(p)
-    p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
-    p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
-    p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
-                   help="skip the oracle, saying so, when the model needs more than N multiply-adds "
-                        f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
-                        "about 1-2 minutes on one core; inf: never skip)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
-    p.set_defaults(func=cmd_check)
-
-
-def cmd_check(args) -> int:
-    from ..cli.paths import model_xml, os_errors, writable
-    from .report import format_text, write_report
-
-    given, shapes = parse_feeds(args)
-    if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
-        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
-    if args.report:
-        writable(Path(args.report), "--report file")  # before the check, not after it
-    with os_errors("read"):
-        result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
-                       providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
-                       opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
-                       isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
-                       progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
-    print(format_text(result))
-    if args.report:
-        with os_errors("write the --report file"):
-            Path(args.report).parent.mkdir(parents=True, exist_ok=True)
-            write_report(result, args.report)
-    return 0 if result.ok else 1

@@ -83,7 +83,7 @@ def _grid_step(graph: Graph, layer: Layer, seen: set) -> float | None:
 
 def output_steps(graph: Graph) -> dict[str, float | None]:
     """Output name -> the quantization step of its grid (None: not a quantized output)."""
-    from ..oracles.interpreter import output_names
+    from ..ir.names import output_names
 
     names = output_names(graph)
     return {names[r.id]: _grid_step(graph, graph.producer(r, 0)[0], set()) for r in graph.results}

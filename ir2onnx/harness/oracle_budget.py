@@ -84,7 +84,7 @@ def graph_cost(graph: Graph) -> tuple[int, int]:
 def estimate(graph: Graph, feeds: dict[str, np.ndarray]) -> float:
     """The oracle's work on ``feeds``: :func:`graph_cost`, its dynamic part scaled by how many
     times more elements an input holds than with its dynamic dims at 1 (the largest ratio)."""
-    from ..oracles.interpreter import input_name, parameters
+    from ..ir.names import input_name, parameters
 
     scale = 1.0
     for p in parameters(graph):

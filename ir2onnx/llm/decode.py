@@ -19,7 +19,7 @@ EXPLICIT_PAST = 3  # cached tokens fed to an IR with an explicit cache (--disabl
 
 
 def _vocab(graph: Graph) -> int:
-    from ..oracles.interpreter import output_names, results
+    from ..ir.names import output_names, results
 
     names = output_names(graph)
     for r in results(graph):
@@ -32,7 +32,7 @@ def _vocab(graph: Graph) -> int:
 
 def _graph_interface(graph: Graph) -> tuple[Interface, dict]:
     from .interface import TOKEN_INPUTS
-    from ..oracles.interpreter import input_name, parameters
+    from ..ir.names import input_name, parameters
 
     params = {input_name(p): p for p in parameters(graph)}
     dtypes = {n: np.dtype(p.attrs["element_type"].numpy) for n, p in params.items()}

@@ -96,7 +96,7 @@ def cache_layout(graph: Graph) -> dict[str, tuple[int, int]]:
 
 def is_llm(graph: Graph) -> bool:
     """A decoder exported for text generation: an ``input_ids`` Parameter and a KV cache."""
-    from ..oracles.interpreter import input_name, parameters
+    from ..ir.names import input_name, parameters
 
     names = {input_name(p) for p in parameters(graph)}
     return "input_ids" in names and (bool(cache_layout(graph)) or any(_PAST.fullmatch(n) for n in names))

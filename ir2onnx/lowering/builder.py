@@ -9,7 +9,6 @@ the .bin until the model is materialized or streamed to disk (see :mod:`ir2onnx.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
@@ -20,6 +19,7 @@ from onnx import TensorProto, helper
 
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import ConstData, Shape
+from ..ir.names import fresh
 
 @dataclass(frozen=True)
 class Deferred:
@@ -172,9 +172,6 @@ class LazyValue(Value):
         return self._name
 
 
-_SAFE = re.compile(r"[^A-Za-z0-9_.:/\-]")
-
-
 class Builder:
     """Collects nodes, initializers and graph inputs/outputs for one ONNX graph."""
 
@@ -191,13 +188,8 @@ class Builder:
         self.node_layers: dict[str, str] = {}  # node name -> the name of the layer that made it
 
     def unique(self, hint: str) -> str:
-        base = _SAFE.sub("_", hint) or "t"
-        name, i = base, 1
-        while name in self._used:
-            name = f"{base}_{i}"
-            i += 1
-        self._used.add(name)
-        return name
+        """A tensor or node name made from ``hint`` that no other has (:func:`ir2onnx.ir.names.fresh`)."""
+        return fresh(hint, self._used)
 
     def is_free(self, name: str) -> bool:
         return name not in self._used

@@ -12,6 +12,7 @@ from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, U
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
+from ..ir.names import input_name, output_names, parameters
 from . import declared
 from . import decompression
 from . import fixed_shapes
@@ -50,6 +51,7 @@ class Context:
     merged: dict = field(default_factory=dict)  # MatMul layer id -> its piece of a merged MatMul
     consumer_map: dict | None = None  # graph.consumers(), made on first use
     values: dict = field(default_factory=dict)  # (layer id, output) -> Value, of the layers lowered so far
+    io_names: dict = field(default_factory=dict)  # Result layer id -> its output name (ir/names.py)
 
     def consumers(self) -> dict:
         """``graph.consumers()`` of the graph being lowered, computed once."""
@@ -242,6 +244,11 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
                   found={} if found is None else found, auto_opset=auto_opset)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
+    for p in parameters(graph):  # the model's input and output names first: no inner tensor takes one
+        b.reserve(input_name(p))
+    ctx.io_names = output_names(graph)
+    for name in ctx.io_names.values():
+        b.reserve(name)
     values: dict[tuple[str, int], Value | None] = {}
     _walk(ctx, graph, values)
     for var, v in ctx.state_inputs.items():  # a variable nothing assigns keeps its value

@@ -3,13 +3,9 @@ from __future__ import annotations
 
 
 from ..errors import UnsupportedLayer
+from ..ir.names import input_name
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
-
-
-def port_name(layer, port) -> str:
-    """The user-facing tensor name of an output port: its first name, else the layer name."""
-    return port.names[0] if port.names else layer.name
 
 
 @lowers("Parameter", "opset1")
@@ -17,8 +13,7 @@ def parameter(ctx, layer, inputs):
     """Parameter-1 -> a graph input named after the tensor, with its type and partial shape."""
     etype = layer.attrs["element_type"]
     ctx.onnx_type(layer, etype)
-    port = layer.outputs[0]
-    name = ctx.b.reserve(port_name(layer, port))
+    name = input_name(layer)  # claimed by the converter before any layer (ir/names.py)
     shape = layer.attrs["shape"]
     if shape is None:
         raise UnsupportedLayer(layer, "an input of dynamic rank cannot be an ONNX graph input "
@@ -50,10 +45,7 @@ def result(ctx, layer, inputs):
     source = x.name  # first: a Const that ONNX cannot hold reports itself here
     etype = x.etype or port.etype
     ctx.onnx_type(layer, etype)
-    name = port_name(src_layer, port) if port.names else layer.name
-    # a tensor that is also a graph input (Parameter -> Result) or feeds two Results keeps its
-    # name once; the other output is named after its Result layer
-    name = ctx.b.reserve(name) if ctx.b.is_free(name) else ctx.b.unique(layer.name)
+    name = ctx.io_names[layer.id]  # claimed by the converter before any layer (ir/names.py)
     ctx.b.Identity(source, _names=[name])
     shape = port.shape if port.shape or x.shape == () else x.shape  # no <dim>s: scalar or unknown rank
     ctx.outputs[layer.id] = ctx.b.value_info(name, etype, shape)  # ordered by the converter

@@ -84,3 +84,7 @@ from . import experimental_detectron  # noqa: F401  ExperimentalDetectronPriorGr
 #                                                ExperimentalDetectronGenerateProposalsSingleImage-6,
 #                                                ExperimentalDetectronDetectionOutput-6
 from . import generate_proposals  # noqa: F401  GenerateProposals-9
+
+from .interpreter import evaluate, missing_oracles  # noqa: E402  the package's face: run a whole Graph
+
+__all__ = ["evaluate", "missing_oracles"]

@@ -3,7 +3,7 @@
 The interpreter walks the layers in topological order, feeds each Parameter from ``feeds`` and
 calls the oracle registered for every other layer's ``(type, version)``. It knows nothing of
 ONNX or of the lowerings; the only thing it shares with the converter is the naming rule of the
-model's inputs and outputs (the IR's tensor names), so results can be matched by name::
+model's inputs and outputs (:mod:`ir2onnx.ir.names`), so results can be matched by name::
 
     outputs = evaluate(graph, {"x": x})        # {output name: array}, in Result order
 """
@@ -14,51 +14,11 @@ import numpy as np
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayers
 from ..ir.graph import Graph, Layer, shape_str
 from ..ir.idioms import extra_sources
+from ..ir.names import input_name, output_names, parameters
 from .registry import oracle_for
 
 # Layers the interpreter evaluates itself (they need the feeds, not an oracle).
 BUILTIN = frozenset({("Parameter", "opset1")})
-
-
-def input_name(layer: Layer) -> str:
-    """A Parameter's user-facing name: its output tensor's first name, else the layer name."""
-    port = layer.outputs[0]
-    return port.names[0] if port.names else layer.name
-
-
-def output_names(graph: Graph) -> dict[str, str]:
-    """Result layer id -> user-facing output name: the first name of the tensor it reads, else
-    the Result's layer name. A name already taken (the tensor is also a model input, or feeds an
-    earlier Result) falls back to the layer name, made unique with ``_1``, ``_2`` ... (the
-    converter's rule, so outputs of every backend match by name)."""
-    taken = {input_name(p) for p in parameters(graph)}
-    out = {}
-    for result in results(graph):
-        src, index = graph.producer(result, 0)
-        port = src.outputs[index]
-        name = port.names[0] if port.names else result.name
-        if name in taken:
-            base, i, name = result.name, 1, result.name
-            while name in taken:
-                name, i = f"{base}_{i}", i + 1
-        taken.add(name)
-        out[result.id] = name
-    return out
-
-
-def output_name(graph: Graph, result: Layer) -> str:
-    """The user-facing name of one Result (see :func:`output_names`)."""
-    return output_names(graph)[result.id]
-
-
-def parameters(graph: Graph) -> list[Layer]:
-    """The Parameters in the order the converted model lists its inputs (topological)."""
-    return [layer for layer in graph.order if layer.key in BUILTIN]
-
-
-def results(graph: Graph) -> list[Layer]:
-    """The Results in the order the converted model lists its outputs (the IR's file order)."""
-    return list(graph.results)
 
 
 def missing_oracles(graph: Graph) -> list[Layer]:

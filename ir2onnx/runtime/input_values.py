@@ -87,7 +87,7 @@ def _smallest(a: int | None, b: int | None) -> int | None:
 
 def ir_hints(graph) -> dict[str, Hint]:
     """Input name -> Hint for the Parameters of an IR Graph (only those that index a table)."""
-    from ..oracles.interpreter import input_name, parameters
+    from ..ir.names import input_name, parameters
 
     consumers = graph.consumers()
     hints = {}

@@ -29,7 +29,7 @@ def variables(graph: Graph) -> list[str]:
 
 def step_output_names(graph: Graph, steps: int) -> list[str]:
     """Every compared name of a ``steps``-step run: outputs, then variables, step by step."""
-    from ..oracles.interpreter import output_names
+    from ..ir.names import output_names
 
     names = list(output_names(graph).values()) + [v + NEW for v in variables(graph)]
     return [step_name(n, k) for k in range(1, steps + 1) for n in names]
@@ -63,7 +63,7 @@ def ort_steps(sess, feeds: dict | list, state: dict, steps: int) -> dict[str, np
 
 def oracle_steps(graph: Graph, feeds: dict | list, steps: int) -> dict[str, np.ndarray]:
     """The oracle interpreter for ``steps`` steps, its state carried in a dict."""
-    from ..oracles.interpreter import evaluate
+    from ..oracles import evaluate
 
     state: dict = {}
     out = {}

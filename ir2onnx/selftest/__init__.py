@@ -7,6 +7,6 @@ every other module holds the cases of one op family and is named like its loweri
 ir2onnx/ops/ and its oracles' module in ir2onnx/oracles/.
 """
 from .catalog import all_cases
-from .runner import add_command, cmd_selftest, run
+from .runner import run
 
-__all__ = ["add_command", "all_cases", "cmd_selftest", "run"]
+__all__ = ["all_cases", "run"]

@@ -7,35 +7,39 @@ from pathlib import Path
 import onnx
 
 from .ir.graph import Graph
+from .ir.in_memory import graph_of_openvino_model, is_openvino_model
 from .ir.reader import load_ir
 from .llm.interface import document
 from .lowering.convert import Converted, convert_graph
+from .rename import rename_io
 from .verify import verify_model
 from .writer import save
 
-__all__ = ["load_ir", "convert", "convert_file", "convert_graph", "Converted"]
+__all__ = ["load_ir", "read_model", "convert", "convert_file", "convert_graph", "Converted"]
 
 
-def _graph(model, weights) -> Graph:
-    """A loaded Graph for a path to the .xml, a Graph, or an in-memory ``openvino.Model``."""
+def read_model(model, weights: str | os.PathLike | None = None, *, onnx_too: bool = False) -> Graph | None:
+    """The one place a model argument is told apart: a loaded Graph for a path to an IR .xml, a
+    Graph, or an in-memory ``openvino.Model``. With ``onnx_too``, None for an ONNX model (a
+    ``ModelProto``, or a path that does not end in ``.xml``), which the caller runs as it is."""
     if isinstance(model, Graph):
         return model
-    if not isinstance(model, (str, os.PathLike)):
-        from .ir.in_memory import graph_of_openvino_model, is_openvino_model
+    if is_openvino_model(model):
+        return graph_of_openvino_model(model)
+    if isinstance(model, (str, os.PathLike)):
+        if onnx_too and Path(model).suffix.lower() != ".xml":
+            return None
+        return load_ir(model, weights)
+    if onnx_too and hasattr(model, "SerializeToString"):
+        return None
+    raise TypeError(f"expected a path to an IR .xml, an ir2onnx Graph or an openvino.Model, "
+                    f"got {type(model).__name__}")
 
-        if is_openvino_model(model):
-            return graph_of_openvino_model(model)
-        raise TypeError(f"expected a path to an IR .xml, an ir2onnx Graph or an openvino.Model, "
-                        f"got {type(model).__name__}")
-    return load_ir(model, weights)
 
-
-def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
+def _lowered(graph: Graph, *, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
                          precision=precision, shapes=shapes)
     if rename:
-        from .rename import rename_io
-
         rename_io(conv.model, dict(rename), [t.name for t in conv.tensors])
     return conv
 
@@ -75,8 +79,9 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     (:mod:`ir2onnx.lowering.fixed_shapes`). An unknown name, another rank or a dim that
     contradicts a static one raises Ir2OnnxError.
     """
-    graph = _graph(model, weights)
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
+    graph = read_model(model, weights)
+    conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
+                    rename=rename, precision=precision, shapes=shapes)
     document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
@@ -100,7 +105,7 @@ def convert_file(model, output: str | os.PathLike | None = None,
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
-    graph = _graph(model, weights)
+    graph = read_model(model, weights)
     if output is None:
         if getattr(graph, "in_memory", False):
             raise TypeError("convert_file of an in-memory openvino.Model needs an output path")
@@ -117,7 +122,8 @@ def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           shapes: dict[str, tuple[int, ...]] | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
+    conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
+                    rename=rename, precision=precision, shapes=shapes)
     document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)

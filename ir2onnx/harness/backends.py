@@ -140,7 +140,7 @@ OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP
                   "KV_CACHE_PRECISION": "f32"}
 
 
-def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
+def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
     """OpenVINO's CPU plugin at f32 inference precision, without the dynamic quantization of
     activations it applies by default to MatMuls with compressed weights (which makes them differ
     from the model by ~5e-3 relative), and with its KV cache kept in f32 (``KV_CACHE_PRECISION``:
@@ -149,8 +149,8 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir
     every step or one per step.
 
     ``graph`` is the precision-transformed graph the converted model was made from (its
-    ``xml_path`` is the IR OpenVINO reads); ``precision`` says how it was transformed (the child
-    process re-reads the IR and transforms it again). Float feeds are given to OpenVINO in the
+    ``xml_path`` is the IR OpenVINO reads; ``graph.precision`` says how it was transformed: the child
+    process re-reads the IR and computes it at that precision again). Float feeds are given to OpenVINO in the
     types its inputs take (an IR v10 presents f16 as f32), and float outputs and states are
     returned in the graph's types, so that every backend's arrays compare."""
     import openvino as ov
@@ -267,16 +267,15 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
     return runtime.run(sess, feeds)
 
 
-def convert_to(graph: Graph, opset: int | None, folder: str,
-               precision: str = "f32") -> tuple[Path, str | None, int]:
-    """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem;
-    the opset used comes last (``opset=None``: the converter chooses it)."""
+def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str | None, int]:
+    """Write the converted model into ``folder`` (at the graph's precision); a failed onnx.checker
+    is returned as a problem; the opset used comes last (``opset=None``: the converter chooses it)."""
     import onnx
 
     from ..lowering.convert import convert_graph
     from ..writer import save
 
-    converted = convert_graph(graph, opset, precision=precision)
+    converted = convert_graph(graph, opset)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)
@@ -289,7 +288,7 @@ def convert_to(graph: Graph, opset: int | None, folder: str,
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
     """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
     backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
@@ -303,7 +302,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: 
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx.harness.openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out), str(steps), precision]
+               str(inp), str(out), str(steps), graph.precision]
         p = subprocess.run(cmd, capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:

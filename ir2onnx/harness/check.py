@@ -21,7 +21,10 @@ from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, ru
 from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
 from .int8_rule import compare_int8, has_fake_quantize, output_steps
+from ..api import read_model
 from ..ir.graph import Graph
+from ..ir.names import input_name, output_names, parameters
+from ..lowering.convert import computed_graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
 from ..llm.interface import is_llm
 from ..runtime.stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
@@ -121,12 +124,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     example inputs when it has them (``<stem>.inputs.npz`` beside the .xml:
     :mod:`ir2onnx.runtime.example_inputs`).
     """
-    from ..api import _graph
-    from ..lowering import precision as precision_pass
-    from ..ir.names import input_name, output_names, parameters
-
-    precision_pass.check_mode(precision)
-    graph = precision_pass.apply(_graph(model, weights), precision)
+    graph = computed_graph(read_model(model, weights), precision)  # precision decided here, read from the graph after
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]
     run_providers, unavailable = resolve_providers(providers)
@@ -155,7 +153,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
 
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
         start = time.perf_counter()
-        onnx_path, problem, opset = convert_to(graph, opset, tmp, "ir")  # the graph is transformed already
+        onnx_path, problem, opset = convert_to(graph, opset, tmp)
         say(f"check: converted to ONNX opset {opset} {time.perf_counter() - start:.1f} s"
             + (f" (conversion failed: {problem})" if problem else ""))
         state = initial_state(graph, feeds) if stateful and not problem else None
@@ -178,7 +176,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
             run = run_openvino_isolated if isolate_openvino else run_openvino
-            backends.append(step("openvino", lambda: run(graph, feeds, steps, precision)))
+            backends.append(step("openvino", lambda: run(graph, feeds, steps)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))

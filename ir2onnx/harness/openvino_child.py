@@ -10,14 +10,14 @@ from pathlib import Path
 
 from .backends import REFUSED_EXIT, Refused, run_openvino
 from ..ir.reader import load_ir
-from ..lowering.precision import apply
+from ..lowering.convert import computed_graph
 
 
 def main(argv: list[str]) -> int:
     xml, weights, inp, out, steps, precision = argv
-    graph = apply(load_ir(xml, weights or None), precision)
+    graph = computed_graph(load_ir(xml, weights or None), precision)  # the parent's graph.precision
     try:
-        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps), precision)
+        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps))
     except Refused as e:
         print(e, file=sys.stderr)
         return REFUSED_EXIT

@@ -154,8 +154,16 @@ def check_supported(graph: Graph) -> None:
 QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
+def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Graph:
+    """``graph`` as the converter computes it at ``precision`` (``"f32"``, ``"f16"``, ``"ir"``;
+    :mod:`.precision`): the one place the precision is applied. The result records it
+    (``graph.precision``), so the oracles, OpenVINO and ``run`` read it from the graph, and
+    converting the result again transforms nothing."""
+    return precision_pass.apply(graph, precision)
+
+
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
-                  compressed_weights: str = "dequantize", precision: str = precision_pass.DEFAULT,
+                  compressed_weights: str = "dequantize", precision: str | None = None,
                   shapes: dict[str, tuple[int, ...]] | None = None) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
@@ -169,8 +177,9 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
-    (``"unpack"``). ``precision``: the compute type of floats, ``"f32"`` (the default), ``"f16"``
-    or ``"ir"`` (the IR's literal types; :mod:`.precision`). ``shapes`` fixes the dims of the
+    (``"unpack"``). ``precision``: the compute type of floats, ``"f32"``, ``"f16"``
+    or ``"ir"`` (the IR's literal types; :mod:`.precision`); None (the default): the graph's own
+    (``graph.precision``, set by :func:`computed_graph`), or ``"f32"`` for a graph as read. ``shapes`` fixes the dims of the
     named inputs (tensor or Parameter names), and the ports downstream are re-inferred so that
     shape subgraphs fold (:mod:`.fixed_shapes`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
@@ -180,11 +189,13 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     if compressed_weights not in decompression.MODES:
         raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
                            f"{', '.join(decompression.MODES)}")
+    if precision is None:
+        precision = graph.precision or precision_pass.DEFAULT
     precision_pass.check_mode(precision)
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
-    graph = precision_pass.apply(graph, precision)
+    graph = computed_graph(graph, precision)
     graph = fixed_shapes.fix_inputs(graph, shapes or {})
 
     found: dict = {}  # the decompression chains are matched once per graph, whatever opset is tried

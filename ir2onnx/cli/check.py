@@ -44,7 +44,7 @@ def add_command(sub) -> None:
     p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
                    help="skip the oracle, saying so, when the model needs more than N multiply-adds "
                         f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
-                        "about 1-2 minutes on one core; inf: never skip)")
+                        "1-3 minutes of oracle time on a CNN; inf: never skip)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
     p.set_defaults(func=cmd_check)

@@ -3,6 +3,7 @@ first layer beyond tolerance and the growth after it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -11,10 +12,12 @@ import pytest
 
 import ir2onnx
 from ir2onnx.cli.main import main
+from ir2onnx.harness.html_report import to_html
 from ir2onnx.harness.layers import LayerDrift, LayerError, compare_layer
 from ir2onnx.harness.report import SCHEMA_PATH, format_text, to_dict, to_markdown
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.convert import convert_graph
+from ir2onnx.lowering.registry import LOWERINGS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 INT8 = SAMPLES / "real" / "nncf_resnet3" / "model.xml"  # three quantized residual blocks (NNCF)
@@ -51,6 +54,8 @@ def test_int8_drift_in_every_report(int8_result):
     report = json.loads(json.dumps(to_dict(int8_result), default=str))
     jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
     assert report["layers"]["first"] == int8_result.layers.first
+    page = to_html(int8_result)
+    assert 'alt="error per layer"' in page and f"<code>{first.layer}</code>" in page
 
 
 def test_float_model_has_no_drift_and_needs_no_oracle():
@@ -64,11 +69,29 @@ def test_float_model_has_no_drift_and_needs_no_oracle():
     assert drift.summary().startswith("no layer beyond tolerance")
 
 
+def test_a_broken_lowering_is_the_first_layer_named(monkeypatch):
+    """Clamp lowered as Identity: the float CNN's outputs fail, and the layers name the Clamp as
+    the first one beyond tolerance, every layer before it agreeing."""
+    def unclamped(ctx, layer, inputs):
+        return [ctx.b.Identity(inputs[0].name)]
+
+    monkeypatch.setitem(LOWERINGS, ("Clamp", "opset1"), unclamped)
+    result = ir2onnx.check(FLOAT, layers=True, oracle=False)
+    assert not result.ok
+    drift = result.layers
+    first = drift.layers[drift.first]
+    assert (first.layer, first.type) == ("aten::relu6/Clamp", "Clamp-opset1")
+    assert [e.layer for e in drift.layers[:drift.first]][:3] == [
+        "Multiply_2942", "__module.bn/aten::batch_norm/BatchNormInference", "aten::relu/Relu"]
+    assert all(e.beyond for e in drift.layers[drift.first:])  # nothing downstream recovers
+
+
 def test_layers_from_the_command_line(capsys):
-    """(OpenVINO in a child process, as the command runs it.)"""
-    assert main(["check", str(INT8), "--layers", "--no-oracle", "--quiet"]) == 0
+    """(OpenVINO in a child process, as the command runs it: the layers need it even when the
+    outputs are compared without it.)"""
+    assert main(["check", str(INT8), "--layers", "--no-openvino", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "layers  ort:cpu vs openvino: 40 layer output(s) in graph order" in out
+    assert re.search(r"^layers  ort:cpu vs openvino: 4\d layer output\(s\) in graph order", out, re.M)
     assert "  __module.fc/aten::linear/Add\n" in out  # the last layer, by name
     assert any(l.startswith(("  first layer beyond tolerance: #", "  no layer beyond")) for l in out.splitlines())
 

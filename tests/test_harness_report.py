@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,6 +24,10 @@ SSD = SAMPLES / "ssd" / "ssd.xml"
 def ssd_result():
     """The bundled detector on its fixed image (batch 2), every backend."""
     return ir2onnx.check(SSD, inputs={"img": np.load(SAMPLES / "ssd" / "img.npy")})
+
+
+def test_the_schema_is_a_valid_json_schema():
+    jsonschema.Draft202012Validator.check_schema(json.loads(SCHEMA_PATH.read_text()))
 
 
 def _validate(report: dict) -> None:
@@ -92,7 +97,7 @@ def test_detections_and_image_inputs_are_recognised(ssd_result):
 
 def test_html_report_from_the_command_line(tmp_path, capsys):
     out = tmp_path / "sub" / "r.html"
-    assert main(["check", str(SSD), "--input", f"img={SAMPLES / 'ssd' / 'img.npy'}", "--quiet",
+    assert main(["check", str(SSD), "--input", f"img={SAMPLES / 'ssd' / 'img.npy'}", "--quiet", "--no-openvino",
                  "--report", str(out)]) == 0
     page = out.read_text()
     assert page.startswith("<!doctype html>") and page.count("data:image/png;base64,") >= 3
@@ -109,27 +114,36 @@ def test_html_report_without_matplotlib_is_refused(tmp_path, capsys, monkeypatch
 
 @pytest.mark.slow
 def test_html_report_renders_in_headless_chromium(ssd_result, tmp_path):
-    """The page in a real browser (Debian's chromium through its chromedriver): no console error,
-    every image decoded."""
+    """The page in a real browser (Debian's chromium through its chromedriver; CI installs both):
+    no console error, every image decoded. A broken page, opened the same way, shows both checks
+    can fail."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    path = tmp_path / "r.html"
-    path.write_text(to_html(ssd_result))
+    good, broken = tmp_path / "r.html", tmp_path / "broken.html"
+    good.write_text(to_html(ssd_result))
+    broken.write_text('<!doctype html><title>b</title><img alt="x" src="data:image/png;base64,iVBORw0KGgo=">'
+                      '<script>console.error("boom")</script>')
     opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                              options=opts)
+    seen = {}
     try:
-        driver.get(path.as_uri())
-        images = driver.execute_script(
-            "return [...document.images].map(i => [i.alt, i.complete, i.naturalWidth])")
-        log = driver.get_log("browser")
-        title = driver.title
+        for page in (good, broken):
+            driver.get(page.as_uri())
+            images = driver.execute_script(
+                "return [...document.images].map(i => [i.alt, i.complete, i.naturalWidth])")
+            seen[page.name] = (driver.title, [e for e in driver.get_log("browser") if e["level"] == "SEVERE"],
+                               images)
     finally:
         driver.quit()
-    assert title.startswith("ir2onnx check: ssd.xml")
-    assert [e for e in log if e["level"] == "SEVERE"] == []
+    title, errors, images = seen["r.html"]
+    assert title == "ir2onnx check: ssd.xml — PASS"
+    assert errors == []
     assert len(images) >= 3 and all(done and width > 100 for _, done, width in images)
+    _, errors, images = seen["broken.html"]
+    assert any("boom" in e["message"] for e in errors) and images[0][2] == 0

@@ -196,10 +196,10 @@ def run_openvino_layers(graph: Graph, feeds: dict, wanted: list, precision: str 
         raise Refused(f"OpenVINO cannot load this IR: {' '.join(str(e).split())[-300:]}") from None
     ops: dict[tuple[str, str], list] = {}
     for op in model.get_ordered_ops():
-        ops.setdefault((op.friendly_name, op.get_type_name()), []).append(op)
+        ops.setdefault((op.friendly_name, op.get_type_name().lower()), []).append(op)
     ports, keys = [], []
     for name, kind, port in wanted:
-        found = ops.get((name, kind), [])
+        found = ops.get((name, kind.lower()), [])  # (the IR's ReLU is OpenVINO's Relu)
         if len(found) == 1 and port < found[0].get_output_size():  # ambiguous names are left out
             ports.append(found[0].output(port))
             keys.append((name, port))

@@ -36,7 +36,7 @@ padding:.2em .5em;text-align:left;vertical-align:top} th{background:#f4f4f4}
 td:nth-child(3){white-space:nowrap}
 .pass{color:#176b1a;font-weight:600} .fail{color:#b00020;font-weight:600} .none{color:#8a6d00;font-weight:600}
 .figs{display:flex;flex-wrap:wrap;gap:.5em} .figs img{border:1px solid #eee;max-width:100%}
-code{background:#f6f6f6;padding:0 .2em} .drift{background:#ffe9e9}
+code{background:#f6f6f6;padding:0 .2em;word-break:break-all} .drift{background:#ffe9e9}
 """
 
 

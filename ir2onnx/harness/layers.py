@@ -5,8 +5,9 @@ layer's value as the converter lowered it: :func:`ir2onnx.lowering.convert.conve
 ``expose_layers``) and OpenVINO (``Model.add_outputs`` on the op of the same name and type), both
 run on the check's inputs, and the layers are compared in graph order. The first layer whose
 values differ beyond the tolerance is where the two runtimes part; the ones after it show whether
-the difference grows or stays. Layers that only one side computes (constants the converter folds,
-steps of a weight-decompression chain, ops OpenVINO fused or renamed) are left out.
+the difference grows or stays. Layers that compute constants (weight decompression, shape
+arithmetic: nothing upstream is a model input) are not listed; layers that only one side
+exposes (an op OpenVINO renamed) are counted as left out.
 
 Exposing a value as an output keeps both runtimes from fusing across it, so a layer-wise run can
 differ slightly from the model's normal run (its outputs are still compared normally).
@@ -164,8 +165,9 @@ def layer_drift(graph: Graph, feeds: dict[str, np.ndarray], *, opset: int | None
         raise Ir2OnnxError(f"--layers: {e}") from None
     by_key = {key: name for name, key in converted.probes.items()}
     drift = LayerDrift("ort:cpu", "openvino", rtol, atol)
+    live = _downstream_of_inputs(graph)
     for layer in graph.order:
-        if layer.type in SKIPPED:
+        if layer.type in SKIPPED or layer.id not in live:
             continue
         for port in range(len(layer.outputs)):
             name = by_key.get((layer.id, port))
@@ -176,6 +178,16 @@ def layer_drift(graph: Graph, feeds: dict[str, np.ndarray], *, opset: int | None
             drift.layers.append(compare_layer(len(drift.layers), layer, port, ort_values[name], theirs,
                                               rtol, atol))
     return drift
+
+
+def _downstream_of_inputs(graph: Graph) -> set[str]:
+    """Ids of the layers that depend on a model input: the others compute constants (weight
+    decompression, shapes), the same on every run, and are left out of the table."""
+    live: set[str] = set()
+    for layer in graph.order:
+        if layer.type == "Parameter" or any(s.layer in live for s in layer.sources):
+            live.add(layer.id)
+    return live
 
 
 def run_openvino_layers(graph: Graph, feeds: dict, wanted: list, precision: str = "f32") -> dict:

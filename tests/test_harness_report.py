@@ -88,6 +88,17 @@ def test_html_report_is_one_file_with_plots_and_boxes(ssd_result):
     assert "<code>img</code>" in page and "[2,3,64,64]" in page
 
 
+def test_html_report_shows_whatever_a_comparison_holds(ssd_result, monkeypatch):
+    """A rule given as a name and its numbers (a task-level rule): both appear in the table."""
+    c = ssd_result.outputs[0].comparisons[0]
+    plain = c.to_dict()
+    monkeypatch.setattr(type(c), "to_dict", lambda self: {
+        **plain, "rule": {"name": "detections", "unmatched": 0, "worst_iou": 0.97}, "matched": 12})
+    page = to_html(ssd_result)
+    row = next(r for r in page.split("<tr>") if "detections</td>" in r)
+    assert "unmatched 0" in row and "worst_iou 0.97" in row and "matched 12" in row
+
+
 def test_detections_and_image_inputs_are_recognised(ssd_result):
     assert is_detection_output(np.zeros((1, 1, 5, 7), np.float32))
     assert not is_detection_output(np.zeros((1, 1, 5, 5), np.float32))

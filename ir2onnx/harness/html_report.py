@@ -93,10 +93,21 @@ def _pairs(result, name: str) -> list[tuple[str, np.ndarray, str, np.ndarray]]:
     out = []
     for i, a in enumerate(done):
         for b in done[i + 1:]:
-            x, y = np.asarray(a.outputs[name]), np.asarray(b.outputs[name])
-            if x.shape == y.shape and x.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+            x, y = _numbers(a.outputs[name]), _numbers(b.outputs[name])
+            if x is not None and y is not None and x.shape == y.shape:
                 out.append((a.name, x, b.name, y))
     return out
+
+
+def _numbers(value) -> np.ndarray | None:
+    """The values as float64 (bf16 and f8 of ml_dtypes too), None for what is not numeric."""
+    value = np.asarray(value)
+    if value.dtype.kind in "biuf":
+        return value.astype(np.float64)
+    try:
+        return value.astype(np.float64)  # ml_dtypes' bfloat16, float8 ...
+    except (TypeError, ValueError):
+        return None
 
 
 def _histogram(name: str, pairs) -> str:
@@ -105,7 +116,7 @@ def _histogram(name: str, pairs) -> str:
     lines = []
     for an, a, bn, b in pairs:
         with np.errstate(invalid="ignore", over="ignore"):
-            d = np.abs(a.astype(np.float64) - b.astype(np.float64)).ravel()
+            d = np.abs(a - b).ravel()
         d = d[np.isfinite(d)]
         equal, nonzero = int(np.count_nonzero(d == 0)), d[d > 0]
         lines.append(f"{an} vs {bn}: {equal} of {d.size} equal")
@@ -126,7 +137,7 @@ def _histogram(name: str, pairs) -> str:
 def _scatter(name: str, pairs) -> str:
     pick = next((p for p in pairs if p[0].startswith("ort:") and p[2] == "openvino"), pairs[0])
     an, a, bn, b = pick
-    x, y = b.astype(np.float64).ravel(), a.astype(np.float64).ravel()
+    x, y = b.ravel(), a.ravel()
     if x.size > SCATTER_POINTS:
         keep = np.random.default_rng(0).choice(x.size, SCATTER_POINTS, replace=False)
         x, y = x[keep], y[keep]
@@ -241,10 +252,11 @@ def _comparison_rows(o) -> list[list[str]]:
     for c in o.comparisons:
         d = c.to_dict()
         rule = d.get("rule") or "elementwise"
-        if isinstance(rule, dict):  # a rule given as {name, numbers}
+        if isinstance(rule, dict):  # a rule given as {name, its numbers}: the numbers are measurements
+            d = {**{k: v for k, v in rule.items() if k != "name"}, **d}
             rule = rule.get("name", "")
         measured = "; ".join(f"{_e(k)} {_e(_fmt(v))}" for k, v in d.items()
-                             if k not in HIDDEN and v not in (None, "", [], {}))
+                             if k not in HIDDEN and not isinstance(v, dict) and v not in (None, "", [], {}))
         rows.append([_e(c.pair), _verdict(bool(c.passed)), _e(rule), measured])
     return rows
 

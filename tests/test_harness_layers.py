@@ -3,6 +3,7 @@ first layer beyond tolerance and the growth after it."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -11,6 +12,7 @@ import pytest
 
 import ir2onnx
 from ir2onnx.cli.main import main
+from ir2onnx.errors import Ir2OnnxError
 from ir2onnx.harness.html_report import to_html
 from ir2onnx.harness.layers import LayerDrift, LayerError, compare_layer
 from ir2onnx.harness.report import SCHEMA_PATH, format_text, to_dict, to_markdown
@@ -99,6 +101,12 @@ def test_layers_refuse_a_stateful_model(capsys):
     xml = next(p for p in sorted((SAMPLES / "llm").rglob("*.xml")))
     assert main(["check", str(xml), "--layers", "--quiet"]) == 2
     assert "stateful" in capsys.readouterr().err
+
+
+def test_layers_without_openvino_say_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "openvino", None)  # import openvino raises ImportError
+    with pytest.raises(Ir2OnnxError, match=r"--layers compares onnxruntime with OpenVINO .*pip install openvino"):
+        ir2onnx.check(FLOAT, layers=True, openvino=False, oracle=False)
 
 
 def test_exposed_layers_are_outputs_and_plain_conversion_is_unchanged():

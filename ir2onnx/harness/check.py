@@ -21,7 +21,7 @@ from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, ru
 from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
 from .int8_rule import compare_int8, has_fake_quantize, output_steps
-from .layers import STATEFUL_LAYERS, LayerDrift, layer_drift
+from .layers import LayerDrift, can_compare_layers, layer_drift
 from ..ir.graph import Graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
 from ..llm.interface import is_llm
@@ -149,8 +149,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     origin.update({name: f"example inputs ({file})" for name in taken})
     stateful = bool(variables(graph))
-    if layers and stateful:
-        raise Ir2OnnxError(STATEFUL_LAYERS)
+    if layers:
+        can_compare_layers(graph)  # before the backends run
     steps = (steps or STEPS) if stateful else 0
     step1 = feeds
     if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them

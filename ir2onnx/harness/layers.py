@@ -20,12 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .backends import OPENVINO_EXACT, Refused, _as_float, _ov_tensor, run_openvino_isolated
 from .compare import default_tolerance
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
+from ..ir.names import input_name, parameters
+from ..lowering.convert import convert_graph
+from ..runtime import sessions
+from ..runtime.stateful import variables
+from ..writer import save
 
 SKIPPED = ("Parameter", "Result", "Const")
-STATEFUL_LAYERS = "--layers: a stateful model (ReadValue/Assign) is not compared layer by layer"
 
 
 @dataclass
@@ -129,6 +134,18 @@ def compare_layer(index: int, layer, port: int, a: np.ndarray, b: np.ndarray,
                       int(np.count_nonzero(bad)), int(a.size))
 
 
+def can_compare_layers(graph: Graph) -> None:
+    """Raise :class:`~ir2onnx.errors.Ir2OnnxError` when :func:`layer_drift` cannot run: OpenVINO
+    is not installed, or the model is stateful (one step's layers say nothing of the next's)."""
+    if variables(graph):
+        raise Ir2OnnxError("--layers: a stateful model (ReadValue/Assign) is not compared layer by layer")
+    try:
+        import openvino  # noqa: F401
+    except ImportError:
+        raise Ir2OnnxError("--layers compares onnxruntime with OpenVINO layer by layer: "
+                           "install openvino (pip install openvino)") from None
+
+
 def layer_drift(graph: Graph, feeds: dict[str, np.ndarray], *, opset: int | None = None,
                 rtol: float | None = None, atol: float | None = None, precision: str = "f32",
                 isolate: bool = False) -> LayerDrift:
@@ -139,19 +156,7 @@ def layer_drift(graph: Graph, feeds: dict[str, np.ndarray], *, opset: int | None
     ``rtol``/``atol``: None keeps each layer's default tolerance (by its element type).
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` when OpenVINO is not installed or cannot run the
     model, and for a stateful model (one step's layers say nothing about the next)."""
-    from ..lowering.convert import convert_graph
-    from ..runtime import sessions
-    from ..writer import save
-    from .backends import Refused
-    from ..runtime.stateful import variables
-
-    if variables(graph):
-        raise Ir2OnnxError(STATEFUL_LAYERS)
-    try:
-        import openvino  # noqa: F401
-    except ImportError:
-        raise Ir2OnnxError("--layers compares onnxruntime with OpenVINO layer by layer: "
-                           "install openvino (pip install openvino)") from None
+    can_compare_layers(graph)
     converted = convert_graph(graph, opset, precision="ir", expose_layers=True)
     wanted = sorted({(graph.layers[lid].name, graph.layers[lid].type, port)
                      for lid, port in converted.probes.values()})
@@ -197,9 +202,6 @@ def run_openvino_layers(graph: Graph, feeds: dict, wanted: list, precision: str 
     under a layer's name is not taken for the layer."""
     import openvino as ov
 
-    from ..ir.names import input_name, parameters
-    from .backends import OPENVINO_EXACT, Refused, _as_float, _ov_tensor
-
     core = ov.Core()
     try:
         model = core.read_model(graph.xml_path, graph.bin_path) if graph.bin_path and Path(
@@ -238,8 +240,6 @@ def run_openvino_layers_isolated(graph: Graph, feeds: dict, wanted: list, precis
     """:func:`run_openvino_layers` in a child process (see
     :func:`ir2onnx.harness.backends.run_openvino_isolated`: a crash inside OpenVINO is reported,
     not fatal)."""
-    from .backends import run_openvino_isolated
-
     return run_openvino_isolated(graph, {"feeds": feeds, "wanted": wanted}, precision=precision, layers=True)
 
 

@@ -237,11 +237,14 @@ def _drift_plot(drift) -> str:
 
 # -- the page ------------------------------------------------------------------------------------
 def _table(headers: list[str], rows: list[list[str]], classes: list[str] | None = None) -> str:
+    """``rows`` of HTML cells (escaped by the caller); ``classes``: a CSS class per row ("" none)."""
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join(
-        f'<tr{f" class={chr(34)}{classes[i]}{chr(34)}" if classes and classes[i] else ""}>'
-        + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for i, row in enumerate(rows))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = []
+    for i, row in enumerate(rows):
+        cls = classes[i] if classes else ""
+        tag = f'<tr class="{cls}">' if cls else "<tr>"
+        body.append(tag + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 HIDDEN = ("output", "a", "b", "passed", "shape", "dtype", "rule")

@@ -13,7 +13,8 @@ import pytest
 
 import ir2onnx
 from ir2onnx.cli.main import main
-from ir2onnx.harness.html_report import image_input, is_detection_output, to_html
+from ir2onnx.harness.html_report import to_html
+from ir2onnx.harness.report_plots import image_input, is_detection_output
 from ir2onnx.harness.report import SCHEMA_PATH, to_dict, to_markdown, write_report
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -103,6 +103,18 @@ def test_layers_refuse_a_stateful_model(capsys):
     assert "stateful" in capsys.readouterr().err
 
 
+def test_layers_openvino_refuses_are_reported_not_fatal():
+    """An IR OpenVINO cannot load (TensorFlow's NHWC DepthToSpace attributes): the outputs are
+    still compared, and the layers say why they were not."""
+    xml = SAMPLES / "depth_to_space" / "tf_nhwc_example1.xml"
+    result = ir2onnx.check(xml, layers=True)
+    assert result.ok and result.backend("openvino").status == "refused"
+    drift = result.layers
+    assert drift.layers == [] and "OpenVINO cannot load this IR" in drift.message
+    assert format_text(result).count("\nlayers  not compared: OpenVINO cannot load this IR") == 1
+    jsonschema.validate(json.loads(json.dumps(to_dict(result), default=str)), json.loads(SCHEMA_PATH.read_text()))
+
+
 def test_layers_without_openvino_say_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "openvino", None)  # import openvino raises ImportError
     with pytest.raises(Ir2OnnxError, match=r"--layers compares onnxruntime with OpenVINO .*pip install openvino"):

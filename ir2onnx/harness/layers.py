@@ -70,6 +70,7 @@ class LayerDrift:
     atol: float | None
     layers: list[LayerError] = field(default_factory=list)
     left_out: int = 0  # layer outputs one side does not expose
+    message: str = ""  # why no layer was compared (OpenVINO refused the IR, a runtime failed)
 
     @property
     def first(self) -> int | None:
@@ -85,6 +86,8 @@ class LayerDrift:
     def summary(self) -> str:
         """One line: the first layer beyond tolerance and how the error grows after it."""
         f = self.first
+        if self.message:
+            return f"layers not compared: {self.message}"
         if f is None:
             return (f"no layer beyond tolerance: {len(self.layers)} layer output(s) of {self.a} and "
                     f"{self.b} agree")
@@ -105,7 +108,7 @@ class LayerDrift:
 
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "rtol": self.rtol, "atol": self.atol, "first": self.first,
-                "left_out": self.left_out, "summary": self.summary(),
+                "left_out": self.left_out, "message": self.message, "summary": self.summary(),
                 "layers": [e.to_dict() for e in self.layers]}
 
 
@@ -154,22 +157,29 @@ def layer_drift(graph: Graph, feeds: dict[str, np.ndarray], *, opset: int | None
     ``graph`` is the precision-transformed graph the check converted (``precision`` says how,
     for the OpenVINO child to read the IR the same way), ``feeds`` the check's inputs.
     ``rtol``/``atol``: None keeps each layer's default tolerance (by its element type).
-    Raises :class:`~ir2onnx.errors.Ir2OnnxError` when OpenVINO is not installed or cannot run the
-    model, and for a stateful model (one step's layers say nothing about the next)."""
+    Raises :class:`~ir2onnx.errors.Ir2OnnxError` where :func:`can_compare_layers` says no. When a
+    runtime fails on the model with every layer exposed (OpenVINO refuses the IR, its child process
+    crashes), the result holds no layer and says why (``message``).
+    """
     can_compare_layers(graph)
     converted = convert_graph(graph, opset, precision="ir", expose_layers=True)
     wanted = sorted({(graph.layers[lid].name, graph.layers[lid].type, port)
                      for lid, port in converted.probes.values()})
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-layers-") as tmp:
-        path = save(converted, Path(tmp) / "layers.onnx", check=False)
-        ort_values = sessions.run(sessions.session(path, "cpu"), feeds)
+    drift = LayerDrift("ort:cpu", "openvino", rtol, atol)
+    try:
+        with tempfile.TemporaryDirectory(prefix="ir2onnx-layers-") as tmp:
+            path = save(converted, Path(tmp) / "layers.onnx", check=False)
+            ort_values = sessions.run(sessions.session(path, "cpu", quiet=True), feeds)
+    except Exception as e:  # reported, like a backend's failure: the outputs are still compared
+        drift.message = f"onnxruntime failed on the model with every layer exposed: {' '.join(str(e).split())[:300]}"
+        return drift
     run = run_openvino_layers_isolated if isolate else run_openvino_layers
     try:
         ov_values = run(graph, feeds, wanted, precision)
-    except Refused as e:
-        raise Ir2OnnxError(f"--layers: {e}") from None
+    except Exception as e:  # Refused (an IR OpenVINO cannot run) or a crash in its child process
+        drift.message = " ".join(str(e).split())[:400] or type(e).__name__
+        return drift
     by_key = {key: name for name, key in converted.probes.items()}
-    drift = LayerDrift("ort:cpu", "openvino", rtol, atol)
     live = _downstream_of_inputs(graph)
     for layer in graph.order:
         if layer.type in SKIPPED or layer.id not in live:
@@ -257,6 +267,8 @@ def _mark(drift: LayerDrift, i: int) -> str:
 def text_lines(drift: LayerDrift) -> list[str]:
     """The ``check --layers`` table: every compared layer output in graph order, the first one
     beyond tolerance marked FIRST, the later ones with their error as a multiple of its."""
+    if drift.message:
+        return [f"layers  not compared: {drift.message}"]
     lines = [f"layers  {drift.a} vs {drift.b}: {len(drift.layers)} layer output(s) in graph order"
              + (f" ({drift.left_out} not exposed by both)" if drift.left_out else "")
              + "; rel = max |a-b| / max |b|",
@@ -271,6 +283,8 @@ def text_lines(drift: LayerDrift) -> list[str]:
 
 def markdown_lines(drift: LayerDrift) -> list[str]:
     """The same table in Markdown."""
+    if drift.message:
+        return ["", f"#### Layer by layer: {drift.a} vs {drift.b}", "", drift.summary()]
     lines = ["", f"#### Layer by layer: {drift.a} vs {drift.b}", "", drift.summary()
              + (f" ({drift.left_out} layer output(s) not exposed by both.)" if drift.left_out else ""), "",
              "| # | layer | type | shape | max abs | rel | outside | growth |", "|---|---|---|---|---|---|---|---|"]

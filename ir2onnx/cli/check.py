@@ -8,7 +8,8 @@ from pathlib import Path
 from ..errors import Ir2OnnxError
 from ..harness.check import check
 from ..harness.oracle_budget import DEFAULT_BUDGET
-from ..harness.report import format_text, write_report
+from ..harness.html_report import require_matplotlib
+from ..harness.report import REPORT_SUFFIXES, format_text, write_report
 from .feeds import add_feed_args, add_precision_arg, parse_feeds
 from .paths import model_xml, os_errors, writable
 
@@ -28,7 +29,9 @@ def add_command(sub) -> None:
                     "agreement unless --rtol/--atol are given (docs/check.md). Progress lines go "
                     "to stderr; the oracle is skipped, saying why, above --oracle-budget.",
         epilog="example:\n  ir2onnx check model.xml\n"
-               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
+               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md\n"
+               "  ir2onnx check detector.xml --input data=frame.npy --report check.html\n"
+               "  ir2onnx check model-int8.xml --layers",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="the IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
@@ -46,14 +49,24 @@ def add_command(sub) -> None:
                         f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
                         "1-3 minutes of oracle time on a CNN; inf: never skip)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
+    p.add_argument("--report", metavar="OUT.json|OUT.md|OUT.html",
+                   help="also write a report: JSON (schema: docs/check.md), Markdown, or one self-contained "
+                        "HTML page with an error histogram and an onnxruntime-vs-OpenVINO scatter per "
+                        "output and each backend's detection boxes drawn on an image input (needs "
+                        "matplotlib: pip install 'ir2onnx[report]')")
+    p.add_argument("--layers", action="store_true",
+                   help="also compare every layer's output of the converted model (onnxruntime) with "
+                        "OpenVINO's, in graph order, and name the first layer beyond tolerance and the "
+                        "growth after it (in the reports too; does not change the verdict)")
     p.set_defaults(func=cmd_check)
 
 
 def cmd_check(args) -> int:
     given, shapes = parse_feeds(args)
-    if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
-        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
+    if args.report and Path(args.report).suffix.lower() not in REPORT_SUFFIXES:
+        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json, .md or .html")
+    if args.report and Path(args.report).suffix.lower() == ".html":
+        require_matplotlib()  # before the check, not after it
     if args.report:
         writable(Path(args.report), "--report file")  # before the check, not after it
     with os_errors("read"):
@@ -61,7 +74,8 @@ def cmd_check(args) -> int:
                        providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
                        opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
                        isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
-                       progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
+                       progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True),
+                       layers=args.layers)
     print(format_text(result))
     if args.report:
         with os_errors("write the --report file"):

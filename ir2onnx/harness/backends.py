@@ -288,10 +288,11 @@ def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str 
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: bool = False) -> dict:
     """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
-    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
+    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s). ``layers``:
+    :func:`ir2onnx.harness.layers.run_openvino_layers` instead, ``feeds`` holding its feeds and wanted."""
     import pickle
     import signal
     import subprocess
@@ -302,7 +303,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0) -> dict[str
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx.harness.openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out), str(steps), graph.precision]
+               str(inp), str(out), str(steps), graph.precision] + (["layers"] if layers else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:

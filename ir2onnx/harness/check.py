@@ -22,6 +22,7 @@ from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
 from .int8_rule import compare_int8, has_fake_quantize, output_steps
 from ..api import read_model
+from .layers import LayerDrift, can_compare_layers, layer_drift
 from ..ir.graph import Graph
 from ..ir.names import input_name, output_names, parameters
 from ..lowering.convert import computed_graph
@@ -49,8 +50,16 @@ class OutputCheck:
     comparisons: list[Comparison] = field(default_factory=list)
 
     @property
+    def verdict(self) -> str:
+        """``pass`` (compared, every pair agrees), ``fail``, or ``not compared`` (fewer than two
+        backends made it: nothing says it is right)."""
+        if not self.comparisons:
+            return "not compared"
+        return "pass" if all(c.passed for c in self.comparisons) else "fail"
+
+    @property
     def passed(self) -> bool:
-        return all(c.passed for c in self.comparisons)
+        return self.verdict == "pass"
 
 
 @dataclass
@@ -65,6 +74,7 @@ class CheckResult:
     outputs: list[OutputCheck]
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # found outside the comparisons (NaN outputs)
+    layers: LayerDrift | None = None  # check(layers=True): every layer of ort:cpu vs openvino
 
     @property
     def compared(self) -> int:
@@ -99,7 +109,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           providers="cpu", rtol: float | None = None, atol: float | None = None, seed: int = 0,
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
           bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
-          precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None) -> CheckResult:
+          precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None,
+          layers: bool = False) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -123,6 +134,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
     example inputs when it has them (``<stem>.inputs.npz`` beside the .xml:
     :mod:`ir2onnx.runtime.example_inputs`).
+    ``layers``: also compare every layer's output of the converted model (onnxruntime, CPU) with
+    OpenVINO's on the same inputs (:func:`ir2onnx.harness.layers.layer_drift`, in ``result.layers``:
+    the first layer beyond tolerance and the growth after it; it does not change ``result.ok``).
     """
     graph = computed_graph(read_model(model, weights), precision)  # precision decided here, read from the graph after
     if precision == "f16" and rtol is None and atol is None:
@@ -133,6 +147,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     origin.update({name: f"example inputs ({file})" for name in taken})
     stateful = bool(variables(graph))
+    if layers:
+        can_compare_layers(graph)  # before the backends run
     steps = (steps or STEPS) if stateful else 0
     step1 = feeds
     if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
@@ -206,8 +222,13 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         checks.append(oc)
     notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
     problems = _nonfinite_problems(done, origin, notes)
+    drift = None
+    if layers:
+        start = time.perf_counter()
+        drift = layer_drift(graph, step1, opset=opset, rtol=rtol, atol=atol, isolate=isolate_openvino)
+        say(f"check: layers {len(drift.layers)} compared {time.perf_counter() - start:.1f} s")
     return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes,
-                       problems)
+                       problems, drift)
 
 
 def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import Ir2OnnxError
 from . import check as check_command, selftest as selftest_command
 from .feeds import add_feed_args, add_precision_arg, parse_feeds, parse_shapes
+from .paths import lookable
 from ..version import __version__
 
 EXIT_BAD_INPUT = 2
@@ -317,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        lookable(getattr(args, "model", None), getattr(args, "weights", None))
         return args.func(args)
     except Ir2OnnxError as e:
         print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)

@@ -8,6 +8,7 @@ provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference p
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -126,6 +127,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     from ..ir.names import input_name, output_names, parameters
 
     precision_pass.check_mode(precision)
+    for what, tol in (("rtol", rtol), ("atol", atol)):
+        if tol is not None and not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+            raise Ir2OnnxError(f"{what} must be a finite number >= 0, got {tol!r}")
     graph = precision_pass.apply(_graph(model, weights), precision)
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]

@@ -175,3 +175,25 @@ def optimized_nodes(model, path, accuracy_level: str | None = "0") -> list:
         opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", accuracy_level)
     ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     return list(onnx.load(str(path)).graph.node)
+
+
+def onnx_node_case(module: str, name: str, folder: Path):
+    """The ONNX backend node test ``name`` (defined in ``onnx.backend.test.case.node.<module>``)
+    as an IR that OpenVINO reads and saves (``read_model`` -> ``save_model``, weights as they
+    are): ``(xml, {input name: array}, [expected outputs], (rtol, atol))``."""
+    import importlib
+
+    import onnx.backend.test.case.node as cases
+    from onnx import numpy_helper
+
+    importlib.import_module(f"onnx.backend.test.case.node.{module}")  # its cases are made on import
+    case = next(c for c in cases._NodeTestCases if c.name == name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.onnx").write_bytes(case.model.SerializeToString())
+    xml = folder / "model.xml"
+    ov.save_model(ov.Core().read_model(str(folder / "model.onnx")), str(xml), compress_to_fp16=False)
+    inits = {t.name for t in case.model.graph.initializer}
+    names = [i.name for i in case.model.graph.input if i.name not in inits]
+    feeds, expected = case.data_sets[0]
+    arrays = [np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else numpy_helper.to_array(a) for a in feeds]
+    return xml, dict(zip(names, arrays)), list(expected), (case.rtol, case.atol)

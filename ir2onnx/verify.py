@@ -213,8 +213,8 @@ class _Run:
 
     def verify(self) -> None:
         feeds = self.feeds(ones=False)
-        if feeds is None:
-            return self.warn("its generated inputs would be too large for this machine", None)
+        if feeds is None:  # inputs over the limit: `run` and `check` say so when they need them
+            return None
         failure = self.attempt(self.sess, feeds)
         if failure is None:
             return None

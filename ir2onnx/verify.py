@@ -224,8 +224,11 @@ class _Run:
         if "allocate memory" in str(failure):  # a model sized for a bigger machine than this one
             return self.warn(f"one inference on generated inputs needs more memory than this machine "
                              f"gives it ({_first_line(failure)})", failure)
-        plain = self.runtime.session(self.model, "cpu", optimize=False, quiet=True)
-        if self.attempt(plain, feeds) is None:
+        try:
+            plain = self.runtime.session(self.model, "cpu", optimize=False, quiet=True)
+        except Exception:  # onnxruntime's own exception types: no verdict from this session
+            plain = None
+        if plain is not None and self.attempt(plain, feeds) is None:
             _refuse(failure, self.node_layers, _OPTIMIZED.replace("{fails}", "fails to run"))
         ones = self.feeds(ones=True)
         again = self.attempt(self.sess, ones) if ones is not None else failure

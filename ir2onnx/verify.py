@@ -27,6 +27,9 @@ that is an index, a count or a shape), so a run that fails is judged so:
 * otherwise, and when the run is ended by the time limit or runs out of memory, the model is
   written, verified by onnx.checker and by the session only, with one warning that says why and
   names the inputs to give real values for (``ir2onnx run MODEL --input NAME=FILE.npy``).
+
+A model file over :data:`PROTO_BYTES` is not read a second time to trace what its inputs mean
+and which reach a node: its parameters are known by name only, and a failure is warned of.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from .errors import Ir2OnnxError, UnsupportedLayer
 RUN_SECONDS = 5.0         # the time limit of the verifying inference of a small model ...
 SECONDS_PER_GIB = 30.0    # ... plus this per GiB of the model (its weights are the work)
 MAX_RUN_SECONDS = 600.0   # the default never exceeds this
+PROTO_BYTES = 256 * 2**20  # a model file up to this size is read again to trace its inputs' meaning
 _NODE = re.compile(r"node with name '([^']*)'|[Nn]ame:\s*'([^']*)'|[Nn]ode[: ]+\(?'?([^'\s)]+)'?\)?")
 _NOISE = [  # (pattern, replacement) that shorten onnxruntime's messages to what failed
     (re.compile(r"\[ONNXRuntimeError\] : \d+ : \w+ : "), ""),
@@ -168,11 +172,14 @@ class _Run:
         import onnx
 
         if self._proto is None:
+            self._proto = onnx.ModelProto()  # empty: nothing traced, failures only warned of
             try:
-                self._proto = (onnx.ModelProto.FromString(self.model) if isinstance(self.model, bytes)
-                               else onnx.load(str(self.model), load_external_data=False))
+                size = len(self.model) if isinstance(self.model, bytes) else os.path.getsize(self.model)
+                if size <= PROTO_BYTES:
+                    self._proto = (onnx.ModelProto.FromString(self.model) if isinstance(self.model, bytes)
+                                   else onnx.load(str(self.model), load_external_data=False))
             except Exception:  # the session loaded it: only our reading of it failed
-                self._proto = onnx.ModelProto()
+                pass
         return self._proto
 
     def feeds(self, ones: bool) -> dict | None:

@@ -415,6 +415,8 @@ EXIT_3_AND_SILENT = [  # (id, argv(tmp_path, good model), what the one line says
      r"h\.npy': dimension 100000000000 is over the limit of 68719476736"),
     ("input-header-claims-more-than-the-file", _run(_given(lambda t: _npy_claiming(t / "h.npy", "(200, 3)"))),
      r"h\.npy': its header declares float32 \[200, 3\] \(2400 bytes\), but only 72 bytes"),
+    ("input-damaged-zip", _run(_given(_write("d.npz", b"PK\x03\x04" + bytes(40)))), r"d\.npz' is a damaged zip archive, not a \.npy file"),
+    ("examples-damaged-zip", _run(_examples(b"PK\x03\x04" + bytes(40))), r"m\.inputs\.npz' is a damaged \.npz"),
     ("input-npz-for-npy", _run(_given(lambda t: _npz(t / "a.npz", x=b"") and t / "a.npz")),
      r"'.*a\.npz' is an \.npz archive \(zip\) of arrays x, not a \.npy file"),
     ("input-etc-passwd", _run(lambda t, g: ["--input", "x=/etc/passwd"]), r"'/etc/passwd' is a text file, not a \.npy file"),
@@ -461,3 +463,21 @@ def test_npz_members_are_checked_from_the_zip_directory_before_reading(capsys, t
     assert main(["run", str(good)]) == 2
     err = capsys.readouterr().err.strip()
     assert re.search(r"m\.inputs\.npz' \(its members as declared\) would need 0\.0 GiB, over the limit", err), err
+
+
+def test_a_port_without_precision_takes_its_element_type(capsys, tmp_path):
+    # Regression: a Parameter (feeding a Result) whose port had no precision crashed the
+    # converter (AttributeError); the port takes the Parameter's element_type.
+    import onnx
+
+    xml = _parameter_result_without_precision(tmp_path)
+    code, err = _run_convert(capsys, xml, tmp_path / "out.onnx")
+    assert code == 0, err
+    model = onnx.load(str(tmp_path / "out.onnx"))
+    assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+def test_shape_that_agrees_with_input_is_taken(capsys, tmp_path, good):
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float16))
+    assert main(["run", str(good), "--input", f"x={tmp_path / 'x.npy'}", "--shape", "x=2,3"]) == 0
+    assert "input x: shape [2, 3]" in capsys.readouterr().out

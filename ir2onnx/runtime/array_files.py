@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +40,7 @@ def what_it_is(path: str | os.PathLike) -> str:
         try:
             with zipfile.ZipFile(path) as z:
                 names = [n.removesuffix(".npy") for n in z.namelist()]
-        except (zipfile.BadZipFile, OSError, ValueError):
+        except Exception:  # any failure to read the directory of an untrusted zip
             return "a damaged zip archive"
         shown = ", ".join(names[:4]) + (" ..." if len(names) > 4 else "")
         return f"an .npz archive (zip) of arrays {shown}" if names else "an empty zip archive"
@@ -64,8 +65,10 @@ def _header(f, what: str) -> tuple[tuple[int, ...], bool, np.dtype]:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f".npy format version {version[0]}.{version[1]} is not read (1.0 or 2.0)")
-    except (ValueError, EOFError, OSError, SyntaxError) as e:
+    except Exception as e:  # numpy parses an untrusted header: any failure is the file's
         raise Ir2OnnxError(f"{what}: not a valid .npy header ({' '.join(str(e).split())[:200]})") from None
+    if not all(type(d) is int and d >= 0 for d in shape):
+        raise Ir2OnnxError(f"{what}: not a valid .npy header (shape {shape!r})")
     if dtype.hasobject:
         raise Ir2OnnxError(f"{what} holds Python objects (dtype {dtype}), which ir2onnx never unpickles")
     problem = over_dims(shape, what) or over_bytes(math.prod(shape) * dtype.itemsize, what)
@@ -133,5 +136,5 @@ def read_npz(path: str | os.PathLike, names: list[str], what: str) -> dict[str, 
         if "zip" in is_what:
             raise Ir2OnnxError(f"{what} is a damaged .npz ({e})") from None
         raise Ir2OnnxError(f"{what} is {is_what}, not an .npz archive (np.savez writes one)") from None
-    except (OSError, EOFError, RuntimeError, NotImplementedError) as e:  # zip errors: encryption, bad CRC ...
+    except (OSError, EOFError, RuntimeError, NotImplementedError, ValueError, zlib.error) as e:  # encryption, bad data ...
         raise Ir2OnnxError(f"{what}: cannot read it ({getattr(e, 'strerror', None) or e})") from None

@@ -502,9 +502,9 @@ def test_mutated_array_files_only_ever_raise_ir2onnx_errors(tmp_path):
     for i in range(300):
         data = bytearray(rng.choice(sources))
         for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(data))
+            at = rng.randrange(len(data) + 1)
             op = rng.random()
-            if op < 0.5:
+            if op < 0.5 and at < len(data):
                 data[at] = rng.randrange(256)
             elif op < 0.75:
                 del data[at:]

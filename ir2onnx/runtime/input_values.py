@@ -47,7 +47,7 @@ class Hint:
 ROLES = {"start": (0, "0 (a range's start)"), "limit": (4, "4 (a range's limit)"),
          "delta": (1, "1 (a range's delta)"), "scale": (1, "ones (scales)"),
          "count": (1, "1 (a count)")}
-_ROLE_NAMES = {"start": "start", "limit": "limit", "delta": "delta"}
+_ROLE_NAMES = ("start", "limit", "delta")  # a one-element input of such a name
 # (layer type, input port) -> role, in the IR; (node type, input index) -> role, in ONNX
 _ROLES_IR = {("Range", 0): "start", ("Range", 1): "limit", ("Range", 2): "delta",
              ("Interpolate", 2): "scale", ("Loop", 0): "count", ("TopK", 1): "count",
@@ -70,7 +70,8 @@ def role_by_name(name: str, shape) -> str | None:
     """``start``/``limit``/``delta`` for a one-element input of that name (a Range expanded into
     the graph leaves no Range to trace)."""
     size = int(np.prod(shape, dtype=np.int64)) if shape is not None else 0
-    return _ROLE_NAMES.get(name.lower().rsplit("/", 1)[-1].rsplit(".", 1)[-1]) if size == 1 else None
+    last = name.lower().rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+    return last if size == 1 and last in _ROLE_NAMES else None
 
 
 def name_kind(name: str) -> str | None:

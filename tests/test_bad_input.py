@@ -1,12 +1,19 @@
 """Every kind of bad input: a one-line message on stderr, exit code 2, and no output file."""
 from __future__ import annotations
 
+import io
+import random
 import re
+import zipfile
 
 import numpy as np
+import onnx
 import pytest
 
 from ir2onnx.cli.main import main
+from ir2onnx.errors import Ir2OnnxError
+from ir2onnx.ir import limits
+from ir2onnx.runtime.array_files import read_npy, read_npz
 from ir2onnx.testing import IRWriter
 from util import convert_model
 
@@ -351,8 +358,6 @@ def _npy_claiming(path, shape="(100000000000, 100000)"):
 
 
 def _npz(path, **members):
-    import zipfile
-
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in members.items():
             z.writestr(name + ".npy", data)
@@ -453,10 +458,6 @@ def test_issue_30_reproducers_exit_2_with_one_line(capsys, tmp_path, good, argv,
 def test_npz_members_are_checked_from_the_zip_directory_before_reading(capsys, tmp_path, good, monkeypatch):
     """A zip bomb (6 MB expanding to 6 GiB) is refused by the sizes its directory declares: here
     a 2 MiB member against a limit lowered to 1 MiB, refused before it is decompressed."""
-    import zipfile
-
-    from ir2onnx.ir import limits
-
     monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 2**20)
     with zipfile.ZipFile(tmp_path / "m.inputs.npz", "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("x.npy", bytes(2 * 2**20))  # not even a valid .npy: it must not be read
@@ -468,8 +469,6 @@ def test_npz_members_are_checked_from_the_zip_directory_before_reading(capsys, t
 def test_a_port_without_precision_takes_its_element_type(capsys, tmp_path):
     # Regression: a Parameter (feeding a Result) whose port had no precision crashed the
     # converter (AttributeError); the port takes the Parameter's element_type.
-    import onnx
-
     xml = _parameter_result_without_precision(tmp_path)
     code, err = _run_convert(capsys, xml, tmp_path / "out.onnx")
     assert code == 0, err
@@ -487,12 +486,6 @@ def test_mutated_array_files_only_ever_raise_ir2onnx_errors(tmp_path):
     """Seeded byte flips, truncations and insertions of a .npy and an .npz: each is read or
     refused with an Ir2OnnxError (a fuzz of these readers found numpy's header parser raising
     tokenize errors and zipfile raising zlib errors and NotImplementedError)."""
-    import io
-    import random
-
-    from ir2onnx.errors import Ir2OnnxError
-    from ir2onnx.runtime.array_files import read_npy, read_npz
-
     rng = random.Random(0)
     sources = []
     for save in (np.save, np.savez, np.savez_compressed):

@@ -58,6 +58,24 @@ def test_range_expanded_into_a_loop_converts_in_seconds(capsys, tmp_path):
     np.testing.assert_array_equal(got, expected[0])  # [10, 7]
 
 
+def test_range_as_a_loop_whose_inputs_say_nothing_times_out_with_one_warning(capsys, tmp_path):
+    """The same IR with its inputs renamed s0, l0, d0: nothing says they are a range's, they get
+    0, 0, 0, the Loop's trip count divides by zero, and the run is ended by the time limit: the
+    model is written, with one warning naming the three inputs."""
+    xml, feeds, expected, _ = onnx_node_case("rangeop", "test_range_int32_type_negative_delta_expanded", tmp_path)
+    text = xml.read_text()
+    for old, new in (("start", "s0"), ("limit", "l0"), ("delta", "d0")):
+        text = text.replace(f'"{old}"', f'"{new}"')
+        feeds[new] = feeds.pop(old)
+    xml.write_text(text)
+    code, err, seconds = _convert(capsys, xml, tmp_path / "m.onnx", "--verify-timeout", "1")
+    assert code == 0 and len(err.splitlines()) == 1, err
+    assert "did not finish within 1 s" in err and "give real values for s0, l0, d0" in err, err
+    assert seconds < 10, seconds
+    (got,) = _outputs(tmp_path / "m.onnx", feeds)
+    np.testing.assert_array_equal(got, expected[0])
+
+
 def _endless_loop(path):
     """x [2] -> Loop(trip count -1, condition always true){x + 1}: it never ends."""
     x = ov_parameter([2], name="x")

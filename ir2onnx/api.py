@@ -55,7 +55,7 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     once on generated inputs, so a node onnxruntime has no kernel for, or one its default graph
     optimizations fuse into a node that fails to run, is refused here, naming its layer
     (:mod:`ir2onnx.verify`). The run is ended after ``verify_timeout`` seconds (None: a default
-    that grows with the model, 5 s for a small one); a run that times out, or fails for the
+    that grows with the model, 3 s for a small one); a run that times out, or fails for the
     generated values' sake, leaves the model verified by the session only, with one warning.
     An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.interface.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in

@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import Ir2OnnxError, UnsupportedLayer
 
-RUN_SECONDS = 5.0         # the time limit of the verifying inference of a small model ...
+RUN_SECONDS = 3.0         # the time limit of the verifying inference of a small model ...
 SECONDS_PER_GIB = 30.0    # ... plus this per GiB of the model (its weights are the work)
 MAX_RUN_SECONDS = 600.0   # the default never exceeds this
 PROTO_BYTES = 256 * 2**20  # a model file up to this size is read again to trace its inputs' meaning
@@ -96,7 +96,7 @@ _OPTIMIZED = "onnxruntime's default graph optimizations turn {at} into a node th
 def default_timeout(nbytes: int) -> float:
     """The default time limit of the verifying inference for a model of ``nbytes`` (file and
     external data): :data:`RUN_SECONDS` + :data:`SECONDS_PER_GIB` per GiB, at most
-    :data:`MAX_RUN_SECONDS` (5 s for a small model, 35 s at 1 GiB, 125 s for 4 GiB)."""
+    :data:`MAX_RUN_SECONDS` (3 s for a small model, 33 s at 1 GiB, 123 s for 4 GiB)."""
     return min(MAX_RUN_SECONDS, RUN_SECONDS + SECONDS_PER_GIB * nbytes / 2**30)
 
 

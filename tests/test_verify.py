@@ -111,9 +111,9 @@ def test_a_time_limit_must_be_positive_seconds(capsys, tmp_path, bad):
 
 
 def test_the_default_time_limit_grows_with_the_model():
-    assert default_timeout(0) == 5
-    assert default_timeout(2**30) == 35
-    assert default_timeout(4 * 2**30) == 125
+    assert default_timeout(0) == 3
+    assert default_timeout(2**30) == 33
+    assert default_timeout(4 * 2**30) == 123
     assert default_timeout(2**40) == 600  # at most ten minutes
 
 

@@ -58,7 +58,7 @@ def _add_convert(sub) -> None:
                         "running it once on generated inputs (for very large models: the session "
                         "loads every weight)")
     p.add_argument("--verify-timeout", type=float, default=None, metavar="SECONDS",
-                   help="end the verifying inference after SECONDS (default: 5 s plus 30 s per GiB "
+                   help="end the verifying inference after SECONDS (default: 3 s plus 30 s per GiB "
                         "of the model, at most 600); a model whose run is ended is written with a "
                         "warning, verified by onnx.checker and the session only")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",

@@ -200,3 +200,25 @@ def assert_refused(capsys, tmp_path, xml, pattern: str, *extra: str) -> str:
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []  # no temp left
     return err
+
+
+def onnx_node_case(module: str, name: str, folder: Path):
+    """The ONNX backend node test ``name`` (defined in ``onnx.backend.test.case.node.<module>``)
+    as an IR that OpenVINO reads and saves (``read_model`` -> ``save_model``, weights as they
+    are): ``(xml, {input name: array}, [expected outputs], (rtol, atol))``."""
+    import importlib
+
+    import onnx.backend.test.case.node as cases
+    from onnx import numpy_helper
+
+    importlib.import_module(f"onnx.backend.test.case.node.{module}")  # its cases are made on import
+    case = next(c for c in cases._NodeTestCases if c.name == name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.onnx").write_bytes(case.model.SerializeToString())
+    xml = folder / "model.xml"
+    ov.save_model(ov.Core().read_model(str(folder / "model.onnx")), str(xml), compress_to_fp16=False)
+    inits = {t.name for t in case.model.graph.initializer}
+    names = [i.name for i in case.model.graph.input if i.name not in inits]
+    feeds, expected = case.data_sets[0]
+    arrays = [np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else numpy_helper.to_array(a) for a in feeds]
+    return xml, dict(zip(names, arrays)), list(expected), (case.rtol, case.atol)

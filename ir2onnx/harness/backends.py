@@ -77,9 +77,10 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
     from ..runtime.input_values import generate, ir_hints
     from ..ir.names import input_name, parameters
-    from ..runtime.sessions import random_array
+    from ..runtime.sessions import check_feed_request, check_generated_size, random_array
 
     given, shapes = dict(given or {}), dict(shapes or {})
+    check_feed_request(given, shapes, seed)
     params = {input_name(p): p for p in parameters(graph)}
     for name in list(given) + list(shapes):
         if name not in params:
@@ -103,6 +104,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
                 raise Ir2OnnxError(f"input '{name}' has a dynamic rank: give its shape with --shape")
             else:
                 shape = tuple(1 if d is None else d for d in declared)
+            check_generated_size(name, shape, etype.numpy)
             value, how = generate(name, shape, etype.numpy, rng, hints.get(name))
             feeds[name] = np.asarray(random_array(shape, etype.numpy, rng) if value is None else value)
             origin[name] = f"{how} (seed {seed})" if how.startswith("random") else how

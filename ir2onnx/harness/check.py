@@ -8,6 +8,7 @@ provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference p
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -138,6 +139,9 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     OpenVINO's on the same inputs (:func:`ir2onnx.harness.layers.layer_drift`, in ``result.layers``:
     the first layer beyond tolerance and the growth after it; it does not change ``result.ok``).
     """
+    for what, tol in (("rtol", rtol), ("atol", atol)):
+        if tol is not None and not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+            raise Ir2OnnxError(f"{what} must be a finite number >= 0, got {tol!r}")
     graph = computed_graph(read_model(model, weights), precision)  # precision decided here, read from the graph after
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]

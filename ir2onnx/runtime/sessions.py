@@ -8,8 +8,9 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import Ir2OnnxError
+from ..ir.limits import MAX_INPUT_BYTES, over_dims
 
-MAX_GENERATED_BYTES = 4 * 2**30  # refuse to generate random inputs larger than this
+MAX_GENERATED_BYTES = MAX_INPUT_BYTES  # refuse to generate random inputs larger than this
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
 
 # onnxruntime's input type strings -> numpy dtypes
@@ -91,7 +92,31 @@ def parse_dims_arg(text: str) -> tuple[int, ...]:
         raise Ir2OnnxError(f"bad shape '{text}': expected integers such as 1,3,224,224") from None
     if any(d < 0 for d in dims):
         raise Ir2OnnxError(f"bad shape '{text}': dims must be >= 0")
+    problem = over_dims(dims, f"shape '{text}'")
+    if problem:
+        raise Ir2OnnxError(problem)
     return dims
+
+
+def check_feed_request(given: dict, shapes: dict, seed: int) -> None:
+    """What :func:`make_inputs` and ``check``'s feeds refuse up front: a negative seed, and an
+    input given both as an array and as a shape that differs from the array's."""
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise Ir2OnnxError(f"the seed must be an integer >= 0, got {seed!r}")
+    for name in set(given) & set(shapes):
+        if tuple(np.shape(given[name])) != tuple(shapes[name]):
+            raise Ir2OnnxError(f"input '{name}' is given as an array of shape {list(np.shape(given[name]))} "
+                               f"and as shape {list(shapes[name])}: the array's shape is the input's shape")
+
+
+def check_generated_size(name: str, shape, dtype) -> None:
+    """Refuse to generate an input over :data:`MAX_GENERATED_BYTES` (by arithmetic, before any
+    memory is taken)."""
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    if nbytes > MAX_GENERATED_BYTES:
+        raise Ir2OnnxError(f"input '{name}' of shape {list(shape)} would need {nbytes / 2**30:.1f} GiB, "
+                           f"over the limit of {MAX_GENERATED_BYTES // 2**30} GiB per input; give "
+                           f"smaller dims with --shape or a file with --input")
 
 
 def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None = None,
@@ -106,6 +131,7 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
     from .input_values import generate
 
     given, shapes = dict(given or {}), dict(shapes or {})
+    check_feed_request(given, shapes, seed)
     names = [i.name for i in sess.get_inputs()]
     for name in list(given) + list(shapes):
         if name not in names:
@@ -131,10 +157,7 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
                                    f"input's shape {info.shape}")
         else:
             shape = tuple(d if isinstance(d, int) else 1 for d in info.shape)
-        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if nbytes > MAX_GENERATED_BYTES:
-            raise Ir2OnnxError(f"input '{info.name}' of shape {list(shape)} would need "
-                               f"{nbytes / 2**30:.1f} GiB; give smaller dims with --shape or a file with --input")
+        check_generated_size(info.name, shape, dtype)
         value, _ = generate(info.name, shape, dtype, rng, (hints or {}).get(info.name))
         feeds[info.name] = random_array(shape, dtype, rng) if value is None else value
     return feeds

@@ -26,8 +26,8 @@ restrictions, released into the public domain", https://flic.kr/p/r9qvLn), resiz
 (Pillow, bilinear), written without a colour profile so that a browser's canvas reads the same
 pixels as Pillow.
 
-astronaut.npy: the same pixels as an array ([256, 256, 3] RGB uint8), for the test, which has no
-image decoder.
+detector.inputs.npz: the same pixels as the model's input (img: [1, 3, 256, 256] BGR float32), which
+``ir2onnx check samples/web/detector.xml`` and tests/test_web_sample.py (it has no image decoder) use.
 
 On it the detector finds one box, on the face (score 0.91); the next best box (the model rocket's
 tip) scores 0.16. tests/test_web_sample.py converts the IR, runs the page in headless chromium
@@ -131,8 +131,8 @@ def main() -> None:
     ov.save_model(build(), str(HERE / "detector.xml"), compress_to_fp16=False)
     rgb = image()
     Image.fromarray(rgb).save(HERE / "astronaut.png", optimize=True)
-    np.save(HERE / "astronaut.npy", rgb)
     x = np.ascontiguousarray(rgb[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32)
+    np.savez_compressed(HERE / "detector.inputs.npz", img=x)
     compiled = ov.Core().compile_model(str(HERE / "detector.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     rows = compiled([x])[compiled.outputs[0]].reshape(-1, 7)
     for row in rows[rows[:, 2] > 0.3]:

@@ -96,11 +96,10 @@ def test_page_draws_onnxruntime_cpu_boxes(tmp_path):
         result = _browser_result(f"{base}/index.html", os.environ.get("IR2ONNX_WEB_SCREENSHOT"))
     assert result["status"] == "done", result.get("message")
 
-    rgb = np.load(WEB / "astronaut.npy")
-    x = np.ascontiguousarray(rgb[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32)
+    x = np.load(WEB / "detector.inputs.npz")["img"]  # astronaut.png's pixels, BGR NCHW
     weights = (np.arange(x.size) % 97 + 1).astype(np.float64)
     assert result["input_checksum"] == float(x.ravel().astype(np.float64) @ weights), \
-        "the browser read other pixels than astronaut.npy holds"
+        "the browser read other pixels than detector.inputs.npz holds"
 
     expected = _cpu_boxes(site / "detector.onnx", x)
     got = np.array([[0, b["label"], b["score"], b["x0"], b["y0"], b["x1"], b["y1"]] for b in result["boxes"]],

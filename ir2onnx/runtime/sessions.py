@@ -15,8 +15,8 @@ PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
 HARDWARE = ("cpu", "cuda")  # what ``--provider all`` runs: openvino is asked for by name
 # Each provider computes f32 in f32, as the oracles and OpenVINO's CPU plugin do (f32 hint): the
 # CUDA provider turns TF32 on by default (MatMul, Gemm, Conv, RNNs with 10-bit mantissas on
-# Ampere and later: up to 1e-3 off on an H200, docs/providers.md); OpenVINO's provider runs on its
-# CPU device with no lower-precision hint (ACCURACY).
+# Ampere and later: up to 2e-2 off the oracle on an H200, docs/providers.md); OpenVINO's
+# provider runs on its CPU device with no lower-precision hint (ACCURACY).
 PROVIDER_OPTIONS = {"cuda": {"use_tf32": "0"}, "openvino": {"device_type": "CPU", "precision": "ACCURACY"}}
 _INSTALL = {"cuda": "install 'ir2onnx[gpu]' and a CUDA driver",
             "openvino": "install 'ir2onnx[openvino-ep]': onnxruntime-openvino, in place of onnxruntime "

@@ -89,7 +89,7 @@ def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
     Graph, an ``openvino.Model`` or an ``onnx.ModelProto``. ``inputs`` are fed as they are;
     the others are generated (dynamic dims from ``shapes``, else 1; seeded by ``seed``): indices
     within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.runtime.input_values`).
-    ``provider``: ``"cpu"`` or ``"cuda"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
+    ``provider``: ``"cpu"``, ``"cuda"`` or ``"openvino"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
     bad model or bad inputs.
     """
     return run_model(model, inputs, weights=weights, shapes=shapes, seed=seed, provider=provider,

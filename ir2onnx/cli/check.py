@@ -36,8 +36,9 @@ def add_command(sub) -> None:
     p.add_argument("model", help="the IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     add_feed_args(p)
-    p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
-                   help="onnxruntime provider(s): all = every available one (default cpu)")
+    p.add_argument("--provider", choices=["cpu", "cuda", "openvino", "all"], default="cpu",
+                   help="onnxruntime provider(s): all = cpu and cuda where available; openvino = "
+                        "onnxruntime-openvino's OpenVINO provider, by name only (default cpu)")
     p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
     p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")

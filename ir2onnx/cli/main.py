@@ -94,8 +94,9 @@ def _add_run(sub) -> None:
     p.add_argument("model", help="a .onnx file, or an IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file of an IR model")
     add_feed_args(p)
-    p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
-                   help="onnxruntime execution provider (default cpu)")
+    p.add_argument("--provider", choices=["cpu", "cuda", "openvino"], default="cpu",
+                   help="onnxruntime execution provider (default cpu; openvino: onnxruntime-openvino's "
+                        "OpenVINO provider on its CPU device, docs/providers.md)")
     add_precision_arg(p)
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",

@@ -35,7 +35,8 @@ def provider_status(provider: str) -> tuple[bool, str]:
     from ..runtime import sessions as runtime
 
     if provider not in runtime.available_providers():
-        return False, f"onnxruntime has no {runtime.PROVIDERS.get(provider, provider)}"
+        return False, (f"onnxruntime has no {runtime.PROVIDERS.get(provider, provider)} "
+                       f"({runtime.install_hint(provider)})")
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
     graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
@@ -48,16 +49,17 @@ def provider_status(provider: str) -> tuple[bool, str]:
 
 
 def resolve_providers(providers) -> tuple[list[str], list[BackendRun]]:
-    """``"cpu" | "cuda" | "all"`` or a list of them -> (providers to run, unavailable ones).
+    """``"cpu" | "cuda" | "openvino" | "all"`` or a list of them -> (providers to run, unavailable
+    ones). ``all`` is cpu and cuda (``openvino`` replaces the onnxruntime package: by name only).
 
     A provider asked for by name that cannot run is an error; ``all`` lists it as unavailable.
     """
-    from ..runtime.sessions import PROVIDERS
+    from ..runtime.sessions import HARDWARE, PROVIDERS
 
     asked = [providers] if isinstance(providers, str) else list(providers)
     run, missing = [], []
     for p in asked:
-        for name in (PROVIDERS if p == "all" else [p]):
+        for name in (HARDWARE if p == "all" else [p]):
             if name not in PROVIDERS:
                 raise Ir2OnnxError(f"unknown provider '{name}': choose {', '.join(PROVIDERS)} or all")
             usable, why = provider_status(name)

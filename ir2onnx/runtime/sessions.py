@@ -11,7 +11,23 @@ from ..errors import Ir2OnnxError
 from ..ir.limits import MAX_INPUT_BYTES, over_dims
 
 MAX_GENERATED_BYTES = MAX_INPUT_BYTES  # refuse to generate random inputs larger than this
-PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
+             "openvino": "OpenVINOExecutionProvider"}
+HARDWARE = ("cpu", "cuda")  # what ``--provider all`` runs: openvino is asked for by name
+# Each provider computes f32 in f32, as the oracles and OpenVINO's CPU plugin do (f32 hint): the
+# CUDA provider turns TF32 on by default (MatMul, Gemm, Conv, RNNs with 10-bit mantissas on
+# Ampere and later: up to 2e-2 off the oracle on an H200, docs/providers.md); OpenVINO's
+# provider runs on its CPU device with no lower-precision hint (ACCURACY).
+PROVIDER_OPTIONS = {"cuda": {"use_tf32": "0"}, "openvino": {"device_type": "CPU", "precision": "ACCURACY"}}
+_INSTALL = {"cuda": "install 'ir2onnx[gpu]' and a CUDA driver",
+            "openvino": "install 'ir2onnx[openvino-ep]': onnxruntime-openvino, in place of onnxruntime "
+                        "(docs/providers.md)"}
+
+
+def install_hint(provider: str) -> str:
+    """What to install for ``provider`` (for the one-line error of an absent one)."""
+    return _INSTALL.get(provider, "see docs/providers.md")
+
 
 # onnxruntime's input type strings -> numpy dtypes
 _ORT_TYPES = {
@@ -31,14 +47,15 @@ def _ml_dtype(name: str):
 
 
 def available_providers() -> list[str]:
-    """Our short names (cpu, cuda) of the providers this onnxruntime build offers."""
+    """Our short names (cpu, cuda, openvino) of the providers this onnxruntime build offers."""
     have = set(ort.get_available_providers())
     return [short for short, full in PROVIDERS.items() if full in have]
 
 
 def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None,
             optimize: bool = True, quiet: bool = False) -> ort.InferenceSession:
-    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback;
+    """An InferenceSession on exactly one provider (``cpu``, ``cuda`` or ``openvino``), never a
+    silent fallback (``openvino``: a node OpenVINO's provider cannot take fails the session);
     with onnxruntime's default graph optimizations (all), or none when ``optimize`` is False;
     ``quiet`` keeps onnxruntime's own error log off stderr (the caller reports the exception).
 
@@ -50,7 +67,7 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
     full = PROVIDERS[provider]
     if full not in ort.get_available_providers():
         raise Ir2OnnxError(f"provider '{provider}' is not available in this onnxruntime "
-                           f"(install 'ir2onnx[gpu]' and a CUDA driver for cuda)")
+                           f"({install_hint(provider)})")
     opts = ort.SessionOptions()
     opts.log_severity_level = 4 if quiet else 3
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
@@ -58,8 +75,10 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
         opts.intra_op_num_threads = threads
     if not optimize:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if provider == "openvino":  # no node left to the CPU provider behind OpenVINO's back
+        opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     model = model if isinstance(model, bytes) else os.fspath(model)
-    sess = ort.InferenceSession(model, opts, providers=[full])
+    sess = ort.InferenceSession(model, opts, providers=[(full, PROVIDER_OPTIONS.get(provider, {}))])
     if provider == "cuda" and sess.get_providers()[0] != full:
         raise Ir2OnnxError("onnxruntime could not start the CUDA provider (no GPU or no driver?)")
     return sess

@@ -68,6 +68,13 @@ def _add_convert(sub) -> None:
                    help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
                         "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
                         "tokenizer files of the IR's folder; docs/llm.md)")
+    p.add_argument("--optimum", metavar="OUT_DIR",
+                   help="MODEL is an optimum-intel folder (openvino_model.xml, or "
+                        "openvino_encoder_model.xml + openvino_decoder_model.xml): write the folder "
+                        "optimum-onnx's ORTModelFor*.from_pretrained loads (model.onnx, or "
+                        "encoder_model.onnx + decoder_model.onnx + decoder_with_past_model.onnx; "
+                        "past_key_values.N.* inputs, present.N.* outputs; the config and tokenizer "
+                        "files; docs/optimum.md)")
     p.add_argument("--accuracy-level", type=int, choices=(0, 4), default=None,
                    help="with --genai, how onnxruntime's MatMulNBits computes compressed weights: 4 "
                         "(default, onnxruntime's own: activations quantized to int8 per block, as "
@@ -140,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_convert(args) -> int:
     from .batch import is_batch
 
+    if args.optimum:
+        return _convert_optimum(args)
     if is_batch(args.model):
         return _convert_many(args)
     from ..api import load_ir, write
@@ -196,6 +205,34 @@ def cmd_convert(args) -> int:
             print("LLM: the KV cache inputs are documented in metadata_props (ir2onnx.state.*); "
                   "`ir2onnx run --steps N` decodes, `--genai DIR` writes an onnxruntime-genai "
                   "folder (docs/llm.md)", file=sys.stderr)
+    return 0
+
+
+def _convert_optimum(args) -> int:
+    """``convert OV_DIR --optimum OUT_DIR``: an optimum-intel folder as optimum-onnx's folder."""
+    from ..llm.optimum import write_folder
+    from .paths import os_errors
+
+    start = time.perf_counter()
+    if len(args.model) != 1:
+        raise Ir2OnnxError("--optimum converts one optimum-intel folder: give one MODEL")
+    given = [opt for opt, on in (("-o", args.output), ("--genai", args.genai), ("-w", args.weights),
+                                 ("--rename", args.rename), ("--shape", args.shape),
+                                 ("--accuracy-level", args.accuracy_level is not None)) if on]
+    if given:
+        raise Ir2OnnxError(f"--optimum writes a folder of optimum's names: {given[0]} cannot go with it")
+    if args.precision != "f32":
+        raise Ir2OnnxError("--optimum writes f32 computation: --precision cannot go with it")
+    summary: list[str] = []
+    with os_errors(f"write '{args.optimum}'", name_file=False):
+        folder = write_folder(args.model[0], args.optimum, opset=args.opset, verify=not args.no_verify,
+                              external_data=True if args.external_data else None,
+                              quantized=args.quantized, compressed_weights=args.compressed_weights,
+                              summary=summary)
+    if not args.quiet:
+        for line in summary:
+            print(f"ir2onnx: {line}", file=sys.stderr)
+        print(f"wrote {folder} for optimum-onnx in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,188 @@
+"""``convert OV_DIR --optimum OUT_DIR``: optimum-intel folders as the folders optimum-onnx's
+ORTModelFor* classes load (issue 32). The IRs are optimum-intel exports of tiny random models
+(samples/make_llm.py, samples/make_whisper.py, samples/make_embedding.py); greedy.json holds
+OpenVINO's greedy tokens at exact settings. The layout tests drive the written files on plain
+onnxruntime by optimum's convention; the ORTModelFor* tests need the ``optimum`` extra, which CI
+installs (.ci/run)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+from ir2onnx.cli import main as cli
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+WHISPER, EMBEDDING, LLM = SAMPLES / "whisper", SAMPLES / "embedding", SAMPLES / "llm"
+EXACT = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+def _greedy(folder: Path) -> dict:
+    return json.loads((folder / "greedy.json").read_text())
+
+
+def _features(seed: int) -> np.ndarray:  # samples/make_whisper.py: features()
+    return np.random.default_rng(seed).standard_normal((1, 80, 3000)).astype(np.float32)
+
+
+def _convert(src: Path, out: Path) -> Path:
+    assert cli.main(["convert", str(src), "--optimum", str(out)]) == 0
+    return out
+
+
+def _names(path: Path) -> tuple[list[str], list[str]]:
+    m = onnx.load(str(path), load_external_data=False)
+    return [i.name for i in m.graph.input], [o.name for o in m.graph.output]
+
+
+def _session(path: Path):
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+@pytest.fixture(scope="module")
+def optimum_onnx():
+    os.environ["HF_HUB_OFFLINE"] = "1"  # the folders are local; nothing is fetched
+    return pytest.importorskip("optimum.onnxruntime", reason="optimum-onnx is not installed (an "
+                               "optional extra: pip install 'ir2onnx[optimum]'; CI installs it)")
+
+
+# -- the files, driven on plain onnxruntime -------------------------------------------------------
+@pytest.mark.parametrize("name", ["llama_fp32", "llama_stateless"])
+def test_a_causal_lm_folder_has_optimums_names_and_decodes_openvinos_tokens(name, tmp_path):
+    out = _convert(LLM / name, tmp_path / "o")
+    assert {"model.onnx", "config.json", "generation_config.json", "tokenizer.json"} <= {
+        f.name for f in out.iterdir()}
+    inputs, outputs = _names(out / "model.onnx")
+    assert inputs == ["input_ids", "attention_mask", "position_ids", "past_key_values.0.key",
+                      "past_key_values.0.value", "past_key_values.1.key", "past_key_values.1.value"]
+    assert outputs == ["logits", "present.0.key", "present.0.value", "present.1.key", "present.1.value"]
+    expected = _greedy(LLM / name)
+    sess = _session(out / "model.onnx")
+    ids = np.array([expected["prompt"]], np.int64)
+    past = {n: np.zeros((1, 2, 0, 16), np.float32) for n in inputs if n.startswith("past")}
+    tokens, seen = [], 0
+    for _ in range(16):  # optimum's loop: the mask over every token, positions counted on
+        n = ids.shape[1]
+        got = sess.run(None, {"input_ids": ids, "attention_mask": np.ones((1, seen + n), np.int64),
+                              "position_ids": np.arange(seen, seen + n, dtype=np.int64)[None], **past})
+        past = {i: v for i, v in zip(inputs[3:], got[1:])}
+        seen += n
+        ids = np.argmax(got[0][:, -1], axis=-1)[:, None]
+        tokens.append(int(ids[0, 0]))
+    assert tokens == expected["tokens"]
+
+
+def _whisper_tokens(folder: Path, features: np.ndarray, steps: int, start: int) -> list[int]:
+    """optimum's encoder-decoder loop: the encoder once, decoder_model.onnx on the start token,
+    then decoder_with_past_model.onnx fed the self-attention cache it returned and the
+    cross-attention cache of the first step."""
+    hidden = _session(folder / "encoder_model.onnx").run(None, {"input_features": features})[0]
+    first, past_dec = _session(folder / "decoder_model.onnx"), _session(folder / "decoder_with_past_model.onnx")
+    names = [o.name for o in first.get_outputs()]
+    got = dict(zip(names, first.run(None, {"input_ids": np.array([[start]], np.int64),
+                                           "encoder_hidden_states": hidden})))
+    cache = {n.replace("present.", "past_key_values."): v for n, v in got.items() if n != "logits"}
+    tokens = [int(np.argmax(got["logits"][0, -1]))]
+    names = [o.name for o in past_dec.get_outputs()]
+    while len(tokens) < steps:
+        got = dict(zip(names, past_dec.run(None, {"input_ids": np.array([[tokens[-1]]], np.int64),
+                                                  "encoder_hidden_states": hidden, **cache})))
+        cache.update({n.replace("present.", "past_key_values."): v for n, v in got.items() if n != "logits"})
+        tokens.append(int(np.argmax(got["logits"][0, -1])))
+    return tokens
+
+
+def test_a_whisper_folder_has_optimums_three_models_and_decodes_openvinos_tokens(tmp_path):
+    out = _convert(WHISPER, tmp_path / "o")
+    assert {"encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx", "config.json",
+            "generation_config.json", "preprocessor_config.json"} <= {f.name for f in out.iterdir()}
+    assert _names(out / "encoder_model.onnx") == (["input_features"], ["last_hidden_state"])
+    kv = [f"{p}.{i}.{part}.{kind}" for p in ("present",) for i in (0, 1) for part in ("decoder", "encoder")
+          for kind in ("key", "value")]
+    assert _names(out / "decoder_model.onnx") == (["input_ids", "encoder_hidden_states"], ["logits"] + kv)
+    inputs, outputs = _names(out / "decoder_with_past_model.onnx")
+    assert inputs == ["input_ids", "encoder_hidden_states"] + [k.replace("present", "past_key_values") for k in kv]
+    assert outputs == ["logits"] + [k for k in kv if ".decoder." in k]
+    expected = _greedy(WHISPER)
+    tokens = _whisper_tokens(out, _features(expected["feature_seed"]), len(expected["tokens"]), expected["start"])
+    assert tokens == expected["tokens"]
+
+
+def test_the_first_step_decoder_computes_the_cross_attention_cache_from_the_encoder(tmp_path):
+    """decoder_model.onnx's present.N.encoder.* are the keys and values of encoder_hidden_states
+    (a function of it: other hidden states, other caches), its self-attention cache one token long."""
+    out = _convert(WHISPER, tmp_path / "o")
+    sess = _session(out / "decoder_model.onnx")
+    names = [o.name for o in sess.get_outputs()]
+    rng = np.random.default_rng(1)
+    a, b = (rng.standard_normal((1, 1500, 64)).astype(np.float32) for _ in range(2))
+    got_a = dict(zip(names, sess.run(None, {"input_ids": np.array([[1]], np.int64), "encoder_hidden_states": a})))
+    got_b = dict(zip(names, sess.run(None, {"input_ids": np.array([[1]], np.int64), "encoder_hidden_states": b})))
+    assert got_a["present.0.encoder.key"].shape == (1, 4, 1500, 16)
+    assert got_a["present.1.decoder.value"].shape == (1, 4, 1, 16)
+    assert not np.allclose(got_a["present.1.encoder.value"], got_b["present.1.encoder.value"])
+
+
+def test_an_embedding_folder_is_the_plain_conversion(tmp_path):
+    out = _convert(EMBEDDING, tmp_path / "o")
+    assert {"model.onnx", "config.json", "tokenizer.json"} <= {f.name for f in out.iterdir()}
+    assert _names(out / "model.onnx") == (["input_ids", "attention_mask", "token_type_ids"], ["last_hidden_state"])
+
+
+def test_optimum_refuses_what_is_not_an_optimum_intel_folder(tmp_path, capsys):
+    assert cli.main(["convert", str(SAMPLES / "decoder"), "--optimum", str(tmp_path / "o")]) == 2
+    assert "has neither openvino_model.xml nor" in capsys.readouterr().err
+    assert cli.main(["convert", str(WHISPER), "--optimum", str(tmp_path / "o"), "-o", "x.onnx"]) == 2
+    assert "-o cannot go with it" in capsys.readouterr().err
+    assert cli.main(["convert", str(tmp_path / "none"), "--optimum", str(tmp_path / "o")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert [p.name for p in tmp_path.iterdir()] == []  # no temporary folder left either
+
+
+# -- optimum-onnx itself --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["llama_fp32", "llama_int4"])
+def test_ort_model_for_causal_lm_generates_openvinos_greedy_tokens(name, tmp_path, optimum_onnx):
+    import torch
+
+    out = _convert(LLM / name, tmp_path / "o")
+    model = optimum_onnx.ORTModelForCausalLM.from_pretrained(out)
+    expected = _greedy(LLM / name)
+    ids = torch.tensor([expected["prompt"]])
+    got = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                         max_new_tokens=16, min_new_tokens=16)
+    assert got[0, ids.shape[1]:].tolist() == expected["tokens"]
+
+
+def test_ort_model_for_feature_extraction_gives_openvinos_embeddings(tmp_path, optimum_onnx):
+    import openvino as ov
+    import torch
+
+    out = _convert(EMBEDDING, tmp_path / "o")
+    model = optimum_onnx.ORTModelForFeatureExtraction.from_pretrained(out)
+    ids = np.array([[2, 17, 42, 9, 77, 3], [2, 55, 3, 0, 0, 0]], np.int64)  # the second row padded
+    mask = (np.arange(6) < np.array([[6], [3]])).astype(np.int64)
+    got = model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(mask)).last_hidden_state.numpy()
+    compiled = ov.Core().compile_model(str(EMBEDDING / "openvino_model.xml"), "CPU", EXACT)
+    want = compiled({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+    want = np.asarray(want["last_hidden_state"])
+    assert got.shape == want.shape == (2, 6, 32)
+    np.testing.assert_allclose(got, want, atol=1e-4, rtol=0)
+
+
+def test_ort_model_for_speech_seq2seq_generates_openvinos_greedy_tokens(tmp_path, optimum_onnx):
+    import torch
+
+    out = _convert(WHISPER, tmp_path / "o")
+    model = optimum_onnx.ORTModelForSpeechSeq2Seq.from_pretrained(out)
+    assert model.decoder_with_past is not None  # the cache is used, step by step
+    expected = _greedy(WHISPER)
+    features = torch.tensor(_features(expected["feature_seed"]))
+    n = len(expected["tokens"])
+    got = model.generate(features, max_new_tokens=n, min_new_tokens=n, do_sample=False)
+    assert got[0, -n:].tolist() == expected["tokens"]

@@ -186,3 +186,20 @@ def test_ort_model_for_speech_seq2seq_generates_openvinos_greedy_tokens(tmp_path
     n = len(expected["tokens"])
     got = model.generate(features, max_new_tokens=n, min_new_tokens=n, do_sample=False)
     assert got[0, -n:].tolist() == expected["tokens"]
+
+
+@pytest.mark.parametrize("converted", [False, True])
+def test_run_decodes_a_whisper_folder_greedily(converted, tmp_path, capsys):
+    """`ir2onnx run FOLDER --steps N`: the optimum-intel IR folder (converted on the fly) or the
+    --optimum folder, from config.json's decoder_start_token_id: OpenVINO's greedy tokens."""
+    folder = _convert(WHISPER, tmp_path / "o") if converted else WHISPER
+    expected = _greedy(WHISPER)
+    np.save(tmp_path / "f.npy", _features(expected["feature_seed"]))
+    capsys.readouterr()
+    assert cli.main(["run", str(folder), "--steps", str(len(expected["tokens"])),
+                     "--input", f"input_features={tmp_path / 'f.npy'}", "--save", str(tmp_path / "t.npz")]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("tokens[0]:"))
+    assert [int(t) for t in line.split(":")[1].split()] == expected["tokens"]
+    assert np.load(tmp_path / "t.npz")["tokens"].tolist() == [expected["tokens"]]
+    assert cli.main(["run", str(folder), "--input", f"nope={tmp_path / 'f.npy'}"]) == 2
+    assert "the encoder has no input 'nope'" in capsys.readouterr().err

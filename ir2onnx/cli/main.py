@@ -92,7 +92,8 @@ def _add_run(sub) -> None:
         epilog="example:\n  ir2onnx run model.onnx --input x=x.npy --save out.npz\n"
                "  ir2onnx run model.xml --shape x=1,3,224,224 --provider cuda",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="a .onnx file, or an IR .xml file")
+    p.add_argument("model", help="a .onnx file, an IR .xml file, or an encoder-decoder folder "
+                   "(docs/optimum.md)")
     p.add_argument("-w", "--weights", help="the .bin file of an IR model")
     add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
@@ -105,7 +106,9 @@ def _add_run(sub) -> None:
                         "<variable_id>.new (default 4). An LLM (input_ids and a KV cache, "
                         "IR or converted .onnx) decodes N greedy tokens from the prompt "
                         "(--input input_ids=FILE.npy, else random of --shape input_ids=B,N, "
-                        "default 1,8) and prints them")
+                        "default 1,8) and prints them; so does an encoder-decoder folder "
+                        "(--optimum's, or the optimum-intel IR folder: Whisper) from config.json's "
+                        "decoder_start_token_id")
     p.set_defaults(func=cmd_run)
 
 
@@ -306,6 +309,11 @@ def cmd_run(args) -> int:
         save = args.save if args.save.endswith(".npz") else args.save + ".npz"  # as np.savez names it
         writable(Path(save), "--save file")
     model = args.model
+    from ..llm.seq2seq import is_folder, run_folder
+
+    if is_folder(model):  # an encoder-decoder folder (Whisper): greedy decoding of --steps tokens
+        with os_errors("read"):
+            return run_folder(model, given, shapes, args)
     if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
         model = model_xml(model)
     with os_errors("read"):

@@ -145,7 +145,8 @@ def test_optimum_refuses_what_is_not_an_optimum_intel_folder(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == []  # no temporary folder left either
 
 
-# -- optimum-onnx itself --------------------------------------------------------------------------
+# -- optimum-onnx itself (slow: importing optimum and torch takes 10-20 s; CI runs them) ----------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["llama_fp32", "llama_int4"])
 def test_ort_model_for_causal_lm_generates_openvinos_greedy_tokens(name, tmp_path, optimum_onnx):
     import torch
@@ -159,6 +160,7 @@ def test_ort_model_for_causal_lm_generates_openvinos_greedy_tokens(name, tmp_pat
     assert got[0, ids.shape[1]:].tolist() == expected["tokens"]
 
 
+@pytest.mark.slow
 def test_ort_model_for_feature_extraction_gives_openvinos_embeddings(tmp_path, optimum_onnx):
     import openvino as ov
     import torch
@@ -175,6 +177,7 @@ def test_ort_model_for_feature_extraction_gives_openvinos_embeddings(tmp_path, o
     np.testing.assert_allclose(got, want, atol=1e-4, rtol=0)
 
 
+@pytest.mark.slow
 def test_ort_model_for_speech_seq2seq_generates_openvinos_greedy_tokens(tmp_path, optimum_onnx):
     import torch
 

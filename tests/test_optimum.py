@@ -206,3 +206,53 @@ def test_run_decodes_a_whisper_folder_greedily(converted, tmp_path, capsys):
     assert np.load(tmp_path / "t.npz")["tokens"].tolist() == [expected["tokens"]]
     assert cli.main(["run", str(folder), "--input", f"nope={tmp_path / 'f.npy'}"]) == 2
     assert "the encoder has no input 'nope'" in capsys.readouterr().err
+
+
+# -- onnxruntime-genai's whisper folder (--genai on a Whisper IR folder) --------------------------
+def test_a_whisper_genai_folder_has_genais_names_and_decodes_openvinos_tokens(tmp_path):
+    out = tmp_path / "g"
+    assert cli.main(["convert", str(WHISPER), "--genai", str(out)]) == 0
+    assert {f.name for f in out.iterdir()} == {"encoder.onnx", "decoder.onnx", "genai_config.json",
+                                               "tokenizer.json", "tokenizer_config.json"}
+    cross = [f"present_{kind}_cross_{i}" for i in (0, 1) for kind in ("key", "value")]
+    assert _names(out / "encoder.onnx") == (["audio_features"], ["encoder_hidden_states"] + cross)
+    inputs, outputs = _names(out / "decoder.onnx")
+    assert inputs == ["input_ids"] + [f"past_{kind}_{part}_{i}" for i in (0, 1) for part in ("self", "cross")
+                                      for kind in ("key", "value")]
+    assert outputs == ["logits"] + [f"present_{kind}_self_{i}" for i in (0, 1) for kind in ("key", "value")]
+    config = json.loads((out / "genai_config.json").read_text())["model"]
+    assert (config["type"], config["vocab_size"], config["decoder"]["num_hidden_layers"],
+            config["decoder"]["head_size"], config["encoder"]["num_attention_heads"]) == ("whisper", 100, 2, 16, 4)
+    expected = _greedy(WHISPER)  # genai's loop: the encoder once, then the decoder from an empty self cache
+    enc = _session(out / "encoder.onnx")
+    got = dict(zip([o.name for o in enc.get_outputs()],
+                   enc.run(None, {"audio_features": _features(expected["feature_seed"])})))
+    cache = {n.replace("present_", "past_"): v for n, v in got.items() if "cross" in n}
+    cache.update({f"past_{k}_self_{i}": np.zeros((1, 4, 0, 16), np.float32) for i in (0, 1) for k in ("key", "value")})
+    dec, tokens = _session(out / "decoder.onnx"), [expected["start"]]
+    names = [o.name for o in dec.get_outputs()]
+    for _ in expected["tokens"]:
+        step = dict(zip(names, dec.run(None, {"input_ids": np.array([[tokens[-1]]], np.int64), **cache})))
+        cache.update({n.replace("present_", "past_"): v for n, v in step.items() if n != "logits"})
+        tokens.append(int(np.argmax(step["logits"][0, -1])))
+    assert tokens[1:] == expected["tokens"]
+
+
+def test_onnxruntime_genai_runs_the_whisper_folder_with_openvinos_tokens(tmp_path):
+    og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
+                             "(an optional extra: pip install 'ir2onnx[genai]')")
+    assert cli.main(["convert", str(WHISPER), "--genai", str(tmp_path / "g")]) == 0
+    expected = _greedy(WHISPER)
+    model = og.Model(str(tmp_path / "g"))
+    params = og.GeneratorParams(model)
+    params.set_search_options(do_sample=False, max_length=1 + len(expected["tokens"]))
+    gen = og.Generator(model, params)
+    inputs = og.NamedTensors()
+    inputs["audio_features"] = _features(expected["feature_seed"])
+    gen.set_inputs(inputs)
+    gen.append_tokens(np.array([[expected["start"]]], np.int32))
+    tokens = []
+    while not gen.is_done():
+        gen.generate_next_token()
+        tokens.append(int(gen.get_next_tokens()[0]))
+    assert tokens == expected["tokens"]

@@ -67,7 +67,9 @@ def _add_convert(sub) -> None:
     p.add_argument("--genai", metavar="OUT_DIR",
                    help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
                         "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
-                        "tokenizer files of the IR's folder; docs/llm.md)")
+                        "tokenizer files of the IR's folder; docs/llm.md); an optimum-intel Whisper "
+                        "folder: encoder.onnx (with the cross-attention cache), decoder.onnx, "
+                        "genai_config.json of type whisper (docs/optimum.md)")
     p.add_argument("--optimum", metavar="OUT_DIR",
                    help="MODEL is an optimum-intel folder (openvino_model.xml, or "
                         "openvino_encoder_model.xml + openvino_decoder_model.xml): write the folder "
@@ -152,6 +154,8 @@ def cmd_convert(args) -> int:
 
     if args.optimum:
         return _convert_optimum(args)
+    if args.genai and len(args.model) == 1 and _is_seq2seq_ir_folder(args.model[0]):
+        return _convert_optimum(args, genai=True)
     if is_batch(args.model):
         return _convert_many(args)
     from ..api import load_ir, write
@@ -211,31 +215,44 @@ def cmd_convert(args) -> int:
     return 0
 
 
-def _convert_optimum(args) -> int:
-    """``convert OV_DIR --optimum OUT_DIR``: an optimum-intel folder as optimum-onnx's folder."""
-    from ..llm.optimum import write_folder
+def _is_seq2seq_ir_folder(arg: str) -> bool:
+    folder = Path(arg)
+    return folder.is_dir() and all((folder / f).is_file() for f in
+                                   ("openvino_encoder_model.xml", "openvino_decoder_model.xml"))
+
+
+def _convert_optimum(args, genai: bool = False) -> int:
+    """``convert OV_DIR --optimum OUT_DIR``: an optimum-intel folder as optimum-onnx's folder;
+    with ``genai``, ``convert OV_DIR --genai OUT_DIR`` on a Whisper-style folder
+    (:mod:`ir2onnx.llm.genai_seq2seq`)."""
     from .paths import os_errors
 
     start = time.perf_counter()
+    option, target = ("--genai", args.genai) if genai else ("--optimum", args.optimum)
+    if genai:
+        from ..llm.genai_seq2seq import write_folder
+    else:
+        from ..llm.optimum import write_folder
     if len(args.model) != 1:
-        raise Ir2OnnxError("--optimum converts one optimum-intel folder: give one MODEL")
-    given = [opt for opt, on in (("-o", args.output), ("--genai", args.genai), ("-w", args.weights),
-                                 ("--rename", args.rename), ("--shape", args.shape),
+        raise Ir2OnnxError(f"{option} converts one optimum-intel folder: give one MODEL")
+    given = [opt for opt, on in (("-o", args.output), ("--genai", args.genai and not genai),
+                                 ("-w", args.weights), ("--rename", args.rename), ("--shape", args.shape),
                                  ("--accuracy-level", args.accuracy_level is not None)) if on]
     if given:
-        raise Ir2OnnxError(f"--optimum writes a folder of optimum's names: {given[0]} cannot go with it")
+        raise Ir2OnnxError(f"{option} writes a folder of its own names: {given[0]} cannot go with it")
     if args.precision != "f32":
-        raise Ir2OnnxError("--optimum writes f32 computation: --precision cannot go with it")
+        raise Ir2OnnxError(f"{option} writes f32 computation: --precision cannot go with it")
     summary: list[str] = []
-    with os_errors(f"write '{args.optimum}'", name_file=False):
-        folder = write_folder(args.model[0], args.optimum, opset=args.opset, verify=not args.no_verify,
+    with os_errors(f"write '{target}'", name_file=False):
+        folder = write_folder(args.model[0], target, opset=args.opset, verify=not args.no_verify,
                               external_data=True if args.external_data else None,
                               quantized=args.quantized, compressed_weights=args.compressed_weights,
                               summary=summary)
     if not args.quiet:
         for line in summary:
             print(f"ir2onnx: {line}", file=sys.stderr)
-        print(f"wrote {folder} for optimum-onnx in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+        print(f"wrote {folder} for {'onnxruntime-genai' if genai else 'optimum-onnx'} in "
+              f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 

@@ -14,7 +14,7 @@ generation_config.json, preprocessor and tokenizer files are copied beside it):
 - any other ``openvino_model.xml`` (feature extraction, classification ...): ``model.onnx``, the
   plain conversion, whose names are the IR's (``input_ids``, ``attention_mask``,
   ``token_type_ids`` -> ``last_hidden_state`` for ``ORTModelForFeatureExtraction``).
-- ``openvino_encoder_model.xml`` + ``openvino_decoder_model.xml`` (Whisper, T5, ...):
+- ``openvino_encoder_model.xml`` + ``openvino_decoder_model.xml`` (Whisper):
   ``encoder_model.onnx`` (the plain conversion) and, from the stateful decoder, optimum's two
   decoders: ``decoder_model.onnx``, the first step (each ReadValue its init value computed in the
   graph: the cross-attention keys and values from ``encoder_hidden_states``, an empty
@@ -79,11 +79,61 @@ def _kv_rank(name: str):
     return (1, int(m.group(1)), m.group(2) == "encoder", m.group(3) == "value")
 
 
-def causal_lm(graph: Graph, model) -> None:
-    """Give a converted decoder LLM (a ModelProto) optimum's names and order (module docstring)."""
-    prepare(graph, model)
+# model types whose first-step empty cache optimum-onnx 0.1 sizes by num_key_value_heads; for any
+# other type it takes num_attention_heads (ORTModelForCausalLM.__init__)
+OPTIMUM_KV_HEAD_TYPES = {"arcee", "deepseek_v3", "cohere", "gemma", "gemma3_text", "glm", "granite",
+                         "gpt_oss", "helium", "mistral", "llama", "nemotron", "qwen2", "qwen3",
+                         "qwen3_moe", "smollm3", "stablelm"}
+
+
+def _config(graph: Graph) -> dict:
+    import json
+
+    path = Path(graph.xml_path).parent / "config.json" if graph.xml_path else None
+    try:
+        return json.loads(path.read_text()) if path and path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _slice_heads(model, kv_heads: int) -> list[str]:
+    """Read each ``past_key_values.*`` input through ``Slice(axis 1, :kv_heads)`` and leave its
+    heads dim free: optimum-onnx feeds the first step an empty cache of ``num_attention_heads``
+    heads for model types outside OPTIMUM_KV_HEAD_TYPES (0 long, so the slice is the empty cache
+    of ``kv_heads``); later steps feed back the model's own ``present.*``, which the slice keeps."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    past = [i for i in graph.input if i.name.startswith("past_key_values.")]
+    renamed = {i.name: i.name + "/heads" for i in past}
+    for node in graph.node:
+        node.input[:] = [renamed.get(n, n) for n in node.input]
+    graph.initializer.extend([helper.make_tensor("past_key_values/heads_starts", TensorProto.INT64, [1], [0]),
+                              helper.make_tensor("past_key_values/heads_ends", TensorProto.INT64, [1], [kv_heads]),
+                              helper.make_tensor("past_key_values/heads_axes", TensorProto.INT64, [1], [1])])
+    for i, info in enumerate(past):
+        graph.node.insert(i, helper.make_node(
+            "Slice", [info.name, "past_key_values/heads_starts", "past_key_values/heads_ends",
+                      "past_key_values/heads_axes"], [renamed[info.name]], name=info.name + "/heads"))
+        info.type.tensor_type.shape.dim[1].dim_param = "past_heads"
+    return [i.name for i in past]
+
+
+def causal_lm(graph: Graph, model, summary: list | None = None) -> None:
+    """Give a converted decoder LLM (a ModelProto) optimum's names and order (module docstring);
+    for a model type optimum-onnx sizes the empty first-step cache of by ``num_attention_heads``
+    while the cache has fewer (grouped-query) heads, the cache inputs are sliced to them."""
+    facts = prepare(graph, model)
     _order(model.graph.input, lambda i: _kv_rank(i.name))
     _order(model.graph.output, lambda o: _kv_rank(o.name))
+    config = _config(graph)
+    kind, heads = config.get("model_type"), config.get("num_attention_heads")
+    if kind and kind not in OPTIMUM_KV_HEAD_TYPES and isinstance(heads, int) and heads != facts["kv_heads"]:
+        _slice_heads(model, facts["kv_heads"])
+        if summary is not None:
+            summary.append(f"optimum-onnx feeds a '{kind}' model's first step an empty cache of "
+                           f"num_attention_heads ({heads}) heads: the cache inputs are sliced to the "
+                           f"model's {facts['kv_heads']} KV heads (a copy of the cache per step)")
 
 
 # -- encoder-decoder models -----------------------------------------------------------------------
@@ -212,7 +262,7 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
         conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
                              state="init" if role == "decoder" else "inputs")
         if role == "causal-lm":
-            causal_lm(graph, conv.model)
+            causal_lm(graph, conv.model, conv.summary)
         elif role in ("decoder", "decoder-with-past"):
             seq2seq_decoder(graph, conv.model, with_past=role == "decoder-with-past")
         elif variables(graph):

@@ -94,54 +94,69 @@ def test_a_grouped_query_model_type_optimum_sizes_by_attention_heads_reads_a_sli
 
 
 def _whisper_tokens(folder: Path, features: np.ndarray, steps: int, start: int) -> list[int]:
-    """optimum's encoder-decoder loop: the encoder once, decoder_model.onnx on the start token,
-    then decoder_with_past_model.onnx fed the self-attention cache it returned and the
+    """optimum's encoder-decoder loop on the merged decoder: the encoder once; the first step on
+    the start token with use_cache_branch False and an empty cache; every next step with
+    use_cache_branch True, fed the self-attention cache of the step before and the
     cross-attention cache of the first step."""
     hidden = _session(folder / "encoder_model.onnx").run(None, {"input_features": features})[0]
-    first, past_dec = _session(folder / "decoder_model.onnx"), _session(folder / "decoder_with_past_model.onnx")
-    names = [o.name for o in first.get_outputs()]
-    got = dict(zip(names, first.run(None, {"input_ids": np.array([[start]], np.int64),
-                                           "encoder_hidden_states": hidden})))
-    cache = {n.replace("present.", "past_key_values."): v for n, v in got.items() if n != "logits"}
-    tokens = [int(np.argmax(got["logits"][0, -1]))]
-    names = [o.name for o in past_dec.get_outputs()]
-    while len(tokens) < steps:
-        got = dict(zip(names, past_dec.run(None, {"input_ids": np.array([[tokens[-1]]], np.int64),
-                                                  "encoder_hidden_states": hidden, **cache})))
-        cache.update({n.replace("present.", "past_key_values."): v for n, v in got.items() if n != "logits"})
+    dec = _session(folder / "decoder_model_merged.onnx")
+    names = [o.name for o in dec.get_outputs()]
+    cache = {i.name: np.zeros((1, 4, 0, 16), np.float32) for i in dec.get_inputs() if i.name.startswith("past")}
+    tokens = [start]
+    for k in range(steps):
+        got = dict(zip(names, dec.run(None, {"input_ids": np.array([[tokens[-1]]], np.int64),
+                                              "encoder_hidden_states": hidden, **cache,
+                                              "use_cache_branch": np.array([k > 0])})))
+        cache.update({n.replace("present.", "past_key_values."): v for n, v in got.items()
+                      if n != "logits" and (k == 0 or ".decoder." in n)})
         tokens.append(int(np.argmax(got["logits"][0, -1])))
-    return tokens
+    return tokens[1:]
 
 
-def test_a_whisper_folder_has_optimums_three_models_and_decodes_openvinos_tokens(tmp_path):
+KV = [f"present.{i}.{part}.{kind}" for i in (0, 1) for part in ("decoder", "encoder") for kind in ("key", "value")]
+
+
+def test_a_whisper_folder_has_optimums_merged_decoder_and_decodes_openvinos_tokens(tmp_path):
     out = _convert(WHISPER, tmp_path / "o")
-    assert {"encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx", "config.json",
-            "generation_config.json", "preprocessor_config.json"} <= {f.name for f in out.iterdir()}
+    files = {f.name for f in out.iterdir()}
+    assert {"encoder_model.onnx", "decoder_model_merged.onnx", "config.json", "generation_config.json",
+            "preprocessor_config.json"} <= files
+    assert not files & {"decoder_model.onnx", "decoder_with_past_model.onnx"}  # the weights once
     assert _names(out / "encoder_model.onnx") == (["input_features"], ["last_hidden_state"])
-    kv = [f"{p}.{i}.{part}.{kind}" for p in ("present",) for i in (0, 1) for part in ("decoder", "encoder")
-          for kind in ("key", "value")]
-    assert _names(out / "decoder_model.onnx") == (["input_ids", "encoder_hidden_states"], ["logits"] + kv)
-    inputs, outputs = _names(out / "decoder_with_past_model.onnx")
-    assert inputs == ["input_ids", "encoder_hidden_states"] + [k.replace("present", "past_key_values") for k in kv]
-    assert outputs == ["logits"] + [k for k in kv if ".decoder." in k]
+    inputs, outputs = _names(out / "decoder_model_merged.onnx")
+    assert inputs == ["input_ids", "encoder_hidden_states"] + [k.replace("present", "past_key_values") for k in KV] + [
+        "use_cache_branch"]
+    assert outputs == ["logits"] + KV
+    merged = onnx.load(str(out / "decoder_model_merged.onnx"))
+    assert [n.op_type for n in merged.graph.node] == ["If"]
     expected = _greedy(WHISPER)
     tokens = _whisper_tokens(out, _features(expected["feature_seed"]), len(expected["tokens"]), expected["start"])
     assert tokens == expected["tokens"]
 
 
-def test_the_first_step_decoder_computes_the_cross_attention_cache_from_the_encoder(tmp_path):
-    """decoder_model.onnx's present.N.encoder.* are the keys and values of encoder_hidden_states
-    (a function of it: other hidden states, other caches), its self-attention cache one token long."""
+def test_the_first_step_computes_the_cross_attention_cache_from_the_encoder(tmp_path):
+    """use_cache_branch False: present.N.encoder.* are the keys and values of
+    encoder_hidden_states (a function of it), the self-attention cache one token long; True: the
+    cross-attention cache fed is passed through."""
     out = _convert(WHISPER, tmp_path / "o")
-    sess = _session(out / "decoder_model.onnx")
+    sess = _session(out / "decoder_model_merged.onnx")
     names = [o.name for o in sess.get_outputs()]
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal((1, 1500, 64)).astype(np.float32) for _ in range(2))
-    got_a = dict(zip(names, sess.run(None, {"input_ids": np.array([[1]], np.int64), "encoder_hidden_states": a})))
-    got_b = dict(zip(names, sess.run(None, {"input_ids": np.array([[1]], np.int64), "encoder_hidden_states": b})))
+    empty = {i.name: np.zeros((1, 4, 0, 16), np.float32) for i in sess.get_inputs() if i.name.startswith("past")}
+
+    def step(hidden, cache, use_cache):
+        return dict(zip(names, sess.run(None, {"input_ids": np.array([[1]], np.int64), "encoder_hidden_states": hidden,
+                                               **cache, "use_cache_branch": np.array([use_cache])})))
+
+    got_a, got_b = step(a, empty, False), step(b, empty, False)
     assert got_a["present.0.encoder.key"].shape == (1, 4, 1500, 16)
     assert got_a["present.1.decoder.value"].shape == (1, 4, 1, 16)
     assert not np.allclose(got_a["present.1.encoder.value"], got_b["present.1.encoder.value"])
+    cache = {n.replace("present.", "past_key_values."): v for n, v in got_a.items() if n != "logits"}
+    later = step(b, cache, True)  # the first step's cross cache, whatever encoder_hidden_states says
+    np.testing.assert_array_equal(later["present.1.encoder.value"], got_a["present.1.encoder.value"])
+    assert later["present.1.decoder.value"].shape == (1, 4, 2, 16)
 
 
 def test_an_embedding_folder_is_the_plain_conversion(tmp_path):
@@ -206,7 +221,7 @@ def test_ort_model_for_speech_seq2seq_generates_openvinos_greedy_tokens(tmp_path
 
     out = _convert(WHISPER, tmp_path / "o")
     model = optimum_onnx.ORTModelForSpeechSeq2Seq.from_pretrained(out)
-    assert model.decoder_with_past is not None  # the cache is used, step by step
+    assert model.decoder.is_merged and model.can_use_cache  # the merged decoder, the cache used
     expected = _greedy(WHISPER)
     features = torch.tensor(_features(expected["feature_seed"]))
     n = len(expected["tokens"])

@@ -153,7 +153,7 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.ir2onnx-", dir=out.parent))
     try:
         parts = write_optimum(folder, tmp / "optimum", opset=opset, verify=verify, quantized=quantized,
-                              compressed_weights=compressed_weights, summary=summary)
+                              compressed_weights=compressed_weights, summary=summary, merge=False)
         if not (parts / "decoder_with_past_model.onnx").is_file():
             raise Ir2OnnxError("--genai takes a Whisper-style folder: openvino_encoder_model.xml and a "
                                "stateful openvino_decoder_model.xml")

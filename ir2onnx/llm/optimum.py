@@ -233,11 +233,41 @@ def plan(folder: Path) -> list[tuple[str, str, str]]:
     return [(_MODEL, "model.onnx", "model")]
 
 
+def _merge_decoders(folder: Path, external_data, verify: bool) -> str | None:
+    """Replace ``decoder_model.onnx`` and ``decoder_with_past_model.onnx`` in ``folder`` by
+    ``decoder_model_merged.onnx`` (:mod:`ir2onnx.llm.merged_decoder`); the reason when they
+    cannot be merged (both are kept)."""
+    import onnx
+
+    from .merged_decoder import merge
+
+    first, later = folder / "decoder_model.onnx", folder / "decoder_with_past_model.onnx"
+    try:
+        model = merge(onnx.load(str(first)), onnx.load(str(later)))
+    except Ir2OnnxError as e:
+        return str(e)
+    path = folder / "decoder_model_merged.onnx"
+    big = external_data if external_data is not None else model.ByteSize() > 2**31 - 2**24
+    onnx.save(model, str(path), save_as_external_data=bool(big), location=path.name + ".data" if big else None)
+    onnx.checker.check_model(str(path))
+    if verify:
+        import onnxruntime as ort
+
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for f in folder.iterdir():
+        if f.name.startswith(("decoder_model.onnx", "decoder_with_past_model.onnx")):
+            f.unlink()
+    return None
+
+
 def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=True,
-                 quantized="exact", compressed_weights="dequantize", summary=None) -> Path:
+                 quantized="exact", compressed_weights="dequantize", summary=None,
+                 merge: bool = True) -> Path:
     """Convert the optimum-intel folder ``model_dir`` into ``out_dir`` for optimum-onnx (module
     docstring). Every model is converted before anything is written; the files are written to
-    a temporary folder beside ``out_dir`` and moved into it at the end."""
+    a temporary folder beside ``out_dir`` and moved into it at the end. A stateful seq2seq
+    decoder becomes ``decoder_model_merged.onnx`` (``merge``, the default: the weights once) or
+    ``decoder_model.onnx`` + ``decoder_with_past_model.onnx``."""
     from ..api import load_ir
     from ..lowering.convert import convert_graph
     from ..runtime.stateful import variables
@@ -277,6 +307,13 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
         for onnx_name, conv in converted:
             check = (lambda path, c=conv: verify_model(path, c.node_layers, c.opset)) if verify else None
             save(conv, tmp / onnx_name, external_data=external_data, verify=check)
+        written = [name for name, _ in converted]
+        if merge and any(role == "decoder" for _, _, role in plan(folder)):
+            why = _merge_decoders(tmp, external_data, verify)
+            if why is None:
+                written = [n for n in written if not n.startswith("decoder")] + ["decoder_model_merged.onnx"]
+            elif summary is not None:
+                summary.append(f"the decoders are not merged ({why}): two files")
         for name in (*CONFIG_FILES, *TOKENIZER_FILES):
             if (folder / name).is_file():
                 shutil.copy(folder / name, tmp / name)
@@ -286,5 +323,5 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if summary is not None:
-        summary.append("wrote " + ", ".join(name for name, _ in converted))
+        summary.append("wrote " + ", ".join(written))
     return out

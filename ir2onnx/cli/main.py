@@ -74,7 +74,7 @@ def _add_convert(sub) -> None:
                    help="MODEL is an optimum-intel folder (openvino_model.xml, or "
                         "openvino_encoder_model.xml + openvino_decoder_model.xml): write the folder "
                         "optimum-onnx's ORTModelFor*.from_pretrained loads (model.onnx, or "
-                        "encoder_model.onnx + decoder_model.onnx + decoder_with_past_model.onnx; "
+                        "encoder_model.onnx + decoder_model_merged.onnx; "
                         "past_key_values.N.* inputs, present.N.* outputs; the config and tokenizer "
                         "files; docs/optimum.md)")
     p.add_argument("--accuracy-level", type=int, choices=(0, 4), default=None,

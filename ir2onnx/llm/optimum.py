@@ -16,13 +16,15 @@ generation_config.json, preprocessor and tokenizer files are copied beside it):
   ``token_type_ids`` -> ``last_hidden_state`` for ``ORTModelForFeatureExtraction``).
 - ``openvino_encoder_model.xml`` + ``openvino_decoder_model.xml`` (Whisper):
   ``encoder_model.onnx`` (the plain conversion) and, from the stateful decoder, optimum's two
-  decoders: ``decoder_model.onnx``, the first step (each ReadValue its init value computed in the
-  graph: the cross-attention keys and values from ``encoder_hidden_states``, an empty
-  self-attention cache; outputs ``logits``, ``present.N.decoder.key/value``,
-  ``present.N.encoder.key/value``), and ``decoder_with_past_model.onnx``, every next step
-  (inputs ``past_key_values.N.decoder.key/value``, ``past_key_values.N.encoder.key/value``;
-  outputs ``logits``, ``present.N.decoder.key/value``). A stateless decoder
-  (``--disable-stateful``, with ``openvino_decoder_with_past_model.xml``) is converted file by file.
+  decoder graphs: the first step (each ReadValue its init value computed in the graph: the
+  cross-attention keys and values from ``encoder_hidden_states``, an empty self-attention cache;
+  outputs ``logits``, ``present.N.decoder.key/value``, ``present.N.encoder.key/value``), and
+  every next step (inputs ``past_key_values.N.decoder.key/value``,
+  ``past_key_values.N.encoder.key/value``; outputs ``logits``, ``present.N.decoder.key/value``),
+  joined into ``decoder_model_merged.onnx`` (:mod:`ir2onnx.llm.merged_decoder`), or written as
+  ``decoder_model.onnx`` + ``decoder_with_past_model.onnx`` where they cannot be merged. A
+  stateless decoder (``--disable-stateful``, with ``openvino_decoder_with_past_model.xml``) is
+  converted file by file.
 
 OpenVINO names the self-attention variables ``past_key_values.N.decoder.keypresent...``; the
 cross-attention ones may be bare numbers, so their layer and key/value come from the

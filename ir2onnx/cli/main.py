@@ -151,11 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_convert(args) -> int:
     from .batch import is_batch
+    from .folders import convert_folder, is_seq2seq_ir_folder
 
     if args.optimum:
-        return _convert_optimum(args)
-    if args.genai and len(args.model) == 1 and _is_seq2seq_ir_folder(args.model[0]):
-        return _convert_optimum(args, genai=True)
+        return convert_folder(args)
+    if args.genai and len(args.model) == 1 and is_seq2seq_ir_folder(args.model[0]):
+        return convert_folder(args, genai=True)
     if is_batch(args.model):
         return _convert_many(args)
     from ..api import load_ir, write
@@ -212,47 +213,6 @@ def cmd_convert(args) -> int:
             print("LLM: the KV cache inputs are documented in metadata_props (ir2onnx.state.*); "
                   "`ir2onnx run --steps N` decodes, `--genai DIR` writes an onnxruntime-genai "
                   "folder (docs/llm.md)", file=sys.stderr)
-    return 0
-
-
-def _is_seq2seq_ir_folder(arg: str) -> bool:
-    folder = Path(arg)
-    return folder.is_dir() and all((folder / f).is_file() for f in
-                                   ("openvino_encoder_model.xml", "openvino_decoder_model.xml"))
-
-
-def _convert_optimum(args, genai: bool = False) -> int:
-    """``convert OV_DIR --optimum OUT_DIR``: an optimum-intel folder as optimum-onnx's folder;
-    with ``genai``, ``convert OV_DIR --genai OUT_DIR`` on a Whisper-style folder
-    (:mod:`ir2onnx.llm.genai_seq2seq`)."""
-    from .paths import os_errors
-
-    start = time.perf_counter()
-    option, target = ("--genai", args.genai) if genai else ("--optimum", args.optimum)
-    if genai:
-        from ..llm.genai_seq2seq import write_folder
-    else:
-        from ..llm.optimum import write_folder
-    if len(args.model) != 1:
-        raise Ir2OnnxError(f"{option} converts one optimum-intel folder: give one MODEL")
-    given = [opt for opt, on in (("-o", args.output), ("--genai", args.genai and not genai),
-                                 ("-w", args.weights), ("--rename", args.rename), ("--shape", args.shape),
-                                 ("--accuracy-level", args.accuracy_level is not None)) if on]
-    if given:
-        raise Ir2OnnxError(f"{option} writes a folder of its own names: {given[0]} cannot go with it")
-    if args.precision != "f32":
-        raise Ir2OnnxError(f"{option} writes f32 computation: --precision cannot go with it")
-    summary: list[str] = []
-    with os_errors(f"write '{target}'", name_file=False):
-        folder = write_folder(args.model[0], target, opset=args.opset, verify=not args.no_verify,
-                              external_data=True if args.external_data else None,
-                              quantized=args.quantized, compressed_weights=args.compressed_weights,
-                              summary=summary)
-    if not args.quiet:
-        for line in summary:
-            print(f"ir2onnx: {line}", file=sys.stderr)
-        print(f"wrote {folder} for {'onnxruntime-genai' if genai else 'optimum-onnx'} in "
-              f"{time.perf_counter() - start:.2f} s", file=sys.stderr)
     return 0
 
 

@@ -294,3 +294,22 @@ def test_onnxruntime_genai_runs_the_whisper_folder_with_openvinos_tokens(tmp_pat
         gen.generate_next_token()
         tokens.append(int(gen.get_next_tokens()[0]))
     assert tokens == expected["tokens"]
+
+
+def test_check_passes_on_the_whisper_decoder_ir():
+    """The stateful decoder (ReadValue-6 variable_type 'dynamic', variable_shape '...', the
+    cross-attention variables' init computed from encoder_hidden_states): four decode steps
+    agree on onnxruntime, the oracle and OpenVINO, the cross-attention cache kept unchanged."""
+    from ir2onnx.harness.check import check
+
+    result = check(WHISPER / "openvino_decoder_model.xml", isolate_openvino=True)
+    assert result.ok, result.failures()
+    assert result.backend("openvino").status == "ok"
+    ort_out = result.backend("ort:cpu").outputs
+    assert {f"logits@{k}" for k in range(1, 5)} <= set(ort_out)
+    cross = [n for n in ort_out if n.endswith(".new@1") and not n.startswith("past_key_values")]
+    assert len(cross) == 4  # two layers' cross-attention keys and values
+    for name in cross:
+        np.testing.assert_array_equal(ort_out[name], ort_out[name.replace("@1", "@4")])
+    assert ort_out["past_key_values.0.decoder.keypresent.0.decoder.key.new@4"].shape[2] == \
+        ort_out["past_key_values.0.decoder.keypresent.0.decoder.key.new@1"].shape[2] + 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnxruntime as ort
+import pytest
 
 import ir2onnx
 from ir2onnx.cli.main import main
@@ -122,3 +123,24 @@ def test_check_command_drives_the_steps(capsys, tmp_path):
     out = capsys.readouterr().out
     for k in range(1, 5):
         assert f"output 'y@{k}'" in out and f"output 'k_cache_0.new@{k}'  shape [1,{k},4]" in out
+
+
+def test_state_init_is_the_first_step_alone(tmp_path):
+    """convert_graph(state="init"): no state inputs, each ReadValue its init value computed in the
+    graph; the outputs are those of the first step of the stateful model (optimum's decoder
+    without past, docs/optimum.md)."""
+    from ir2onnx.errors import Ir2OnnxError
+    from ir2onnx.ir.reader import load_ir
+    from ir2onnx.lowering.convert import convert_graph
+    from ir2onnx.writer import save
+
+    xml = stateful_build(kv_decoder(), compress=True)(tmp_path)
+    conv = convert_graph(load_ir(xml), state="init")
+    assert [i.name for i in conv.model.graph.input] == ["x"]
+    sess = ort.InferenceSession(str(save(conv, tmp_path / "first.onnx")), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(7).standard_normal((3, 1, D)).astype(np.float32)
+    out = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, {"x": x})))
+    np.testing.assert_allclose(out["y"], _decoder_reference(x, 1)[0], rtol=1e-5, atol=1e-5)
+    assert out["k_cache_1.new"].shape == (3, 1, D)
+    with pytest.raises(Ir2OnnxError, match="state=.both."):
+        convert_graph(load_ir(xml), state="both")

@@ -73,7 +73,16 @@ def _add_convert(sub) -> None:
     p.add_argument("--genai", metavar="OUT_DIR",
                    help="an LLM IR: write a folder onnxruntime-genai runs instead of one .onnx "
                         "(model.onnx with genai's names, no beam_idx, genai_config.json, the "
-                        "tokenizer files of the IR's folder; docs/llm.md)")
+                        "tokenizer files of the IR's folder; docs/llm.md); an optimum-intel Whisper "
+                        "folder: encoder.onnx (with the cross-attention cache), decoder.onnx, "
+                        "genai_config.json of type whisper (docs/optimum.md)")
+    p.add_argument("--optimum", metavar="OUT_DIR",
+                   help="MODEL is an optimum-intel folder (openvino_model.xml, or "
+                        "openvino_encoder_model.xml + openvino_decoder_model.xml): write the folder "
+                        "optimum-onnx's ORTModelFor*.from_pretrained loads (model.onnx, or "
+                        "encoder_model.onnx + decoder_model_merged.onnx; "
+                        "past_key_values.N.* inputs, present.N.* outputs; the config and tokenizer "
+                        "files; docs/optimum.md)")
     p.add_argument("--accuracy-level", type=int, choices=(0, 4), default=None,
                    help="with --genai, how onnxruntime's MatMulNBits computes compressed weights: 4 "
                         "(default, onnxruntime's own: activations quantized to int8 per block, as "
@@ -91,7 +100,8 @@ def _add_run(sub) -> None:
         epilog="example:\n  ir2onnx run model.onnx --input x=x.npy --save out.npz\n"
                "  ir2onnx run model.xml --shape x=1,3,224,224 --provider cuda",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="a .onnx file, or an IR .xml file")
+    p.add_argument("model", help="a .onnx file, an IR .xml file, or an encoder-decoder folder "
+                   "(docs/optimum.md)")
     p.add_argument("-w", "--weights", help="the .bin file of an IR model")
     add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda", "openvino"], default="cpu",
@@ -105,7 +115,9 @@ def _add_run(sub) -> None:
                         "<variable_id>.new (default 4). An LLM (input_ids and a KV cache, "
                         "IR or converted .onnx) decodes N greedy tokens from the prompt "
                         "(--input input_ids=FILE.npy, else random of --shape input_ids=B,N, "
-                        "default 1,8) and prints them")
+                        "default 1,8) and prints them; so does an encoder-decoder folder "
+                        "(--optimum's, or the optimum-intel IR folder: Whisper) from config.json's "
+                        "decoder_start_token_id")
     p.set_defaults(func=cmd_run)
 
 
@@ -146,9 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_convert(args) -> int:
     from .batch import is_batch
+    from .folders import convert_folder, is_seq2seq_ir_folder
 
     check_timeout(args.verify_timeout)
-
+    if args.optimum:
+        return convert_folder(args)
+    if args.genai and len(args.model) == 1 and is_seq2seq_ir_folder(args.model[0]):
+        return convert_folder(args, genai=True)
     if is_batch(args.model):
         return _convert_many(args)
     from ..api import load_ir, write
@@ -279,6 +295,11 @@ def cmd_run(args) -> int:
         save = args.save if args.save.endswith(".npz") else args.save + ".npz"  # as np.savez names it
         writable(Path(save), "--save file")
     model = args.model
+    from ..llm.seq2seq import is_folder, run_folder
+
+    if is_folder(model):  # an encoder-decoder folder (Whisper): greedy decoding of --steps tokens
+        with os_errors("read"):
+            return run_folder(model, given, shapes, args)
     if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
         model = model_xml(model)
     with os_errors("read"):

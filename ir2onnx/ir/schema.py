@@ -151,6 +151,10 @@ def parse_value(kind: str, text: str) -> Any:
         return text.strip()
     if kind == "strs":
         return _list(text, str)
+    if kind == "etype?":  # an element type, or OpenVINO's "dynamic" / "undefined" (None: not given)
+        if text.strip().lower() in ("dynamic", "undefined"):
+            return None
+        kind = "etype"
     if kind == "etype":
         try:
             return element_type(text)

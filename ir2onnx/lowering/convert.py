@@ -52,6 +52,7 @@ class Context:
     consumer_map: dict | None = None  # graph.consumers(), made on first use
     values: dict = field(default_factory=dict)  # (layer id, output) -> Value, of the layers lowered so far
     io_names: dict = field(default_factory=dict)  # Result layer id -> its output name (ir/names.py)
+    state: str = "inputs"  # ReadValue: a graph input per variable ("inputs"), or its init value ("init")
 
     def consumers(self) -> dict:
         """``graph.consumers()`` of the graph being lowered, computed once."""
@@ -153,6 +154,7 @@ def check_supported(graph: Graph) -> None:
 
 
 QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
+STATE_MODES = ("inputs", "init")  # ReadValue as a graph input, or as its init value (the first step)
 
 
 def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Graph:
@@ -165,7 +167,8 @@ def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Gra
 
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
                   compressed_weights: str = "dequantize", precision: str | None = None,
-                  shapes: dict[str, tuple[int, ...]] | None = None, expose_layers: bool = False) -> Converted:
+                  shapes: dict[str, tuple[int, ...]] | None = None, expose_layers: bool = False,
+                  state: str = "inputs") -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -184,11 +187,16 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     named inputs (tensor or Parameter names), and the ports downstream are re-inferred so that
     shape subgraphs fold (:mod:`.fixed_shapes`). ``expose_layers`` also makes the output of every
     top-level layer that the model computes at run time a graph output (not the constants the
-    converter folds), listed in ``Converted.probes`` (``check --layers``: :mod:`ir2onnx.harness.layers`)."""
+    converter folds), listed in ``Converted.probes`` (``check --layers``: :mod:`ir2onnx.harness.layers`).
+    ``state``: each variable (ReadValue/Assign) a graph input and a ``.new`` output (``"inputs"``),
+    or the first step alone, each ReadValue its init value computed in the graph (``"init"``;
+    :mod:`ir2onnx.ops.state`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
         raise Ir2OnnxError(f"quantized='{quantized}': choose one of {', '.join(QUANTIZED_MODES)}")
+    if state not in STATE_MODES:
+        raise Ir2OnnxError(f"state='{state}': choose one of {', '.join(STATE_MODES)}")
     if compressed_weights not in decompression.MODES:
         raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
                            f"{', '.join(decompression.MODES)}")
@@ -207,7 +215,7 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
         g = graph
         for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
             conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes),
-                                   auto_opset=auto, expose_layers=expose_layers)
+                                   auto_opset=auto, expose_layers=expose_layers, state=state)
             if refined is None:
                 break
             g = refined
@@ -250,14 +258,14 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
 
 
 def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
-           refine: bool = False, auto_opset: int = 0,
-           expose_layers: bool = False) -> tuple[Converted, Graph | None]:
+           refine: bool = False, auto_opset: int = 0, expose_layers: bool = False,
+           state: str = "inputs") -> tuple[Converted, Graph | None]:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
     With ``refine``, also the graph with the output ports' dims that ONNX inference over the
     result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
-                  found={} if found is None else found, auto_opset=auto_opset)
+                  found={} if found is None else found, auto_opset=auto_opset, state=state)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     for p in parameters(graph):  # the model's input and output names first: no inner tensor takes one
         b.reserve(input_name(p))
@@ -408,7 +416,7 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
                       state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
                       stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found,
-                      auto_opset=ctx.auto_opset)
+                      auto_opset=ctx.auto_opset, state=ctx.state)
         sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights, ctx.found)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)

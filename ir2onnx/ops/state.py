@@ -5,6 +5,11 @@ ReadValue reads) and a graph output ``<variable_id>.new`` (what Assign writes; t
 through when nothing assigns it). The caller feeds the state: on the first step the value
 ReadValue's init sub-graph computes (for a KV-cache: zeros with a 0-length sequence axis), then
 each step's ``.new``. ReadValue's init input is therefore not part of the ONNX computation.
+
+With ``state="init"`` (:func:`ir2onnx.lowering.convert.convert_graph`) the model is the first step
+alone instead: each ReadValue is its init input, computed in the graph (no state inputs), and the
+``.new`` outputs are what the first step leaves in the variables (optimum's decoder without past,
+whose cross-attention cache is computed from the encoder's output: :mod:`ir2onnx.llm.optimum`).
 """
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ def variable(layer, inputs):
     etype = layer.attrs.get("variable_type") or port.etype or (inputs[0].etype if inputs else None)
     if etype is None or etype.name in ("dynamic", "undefined"):
         etype = port.etype or (inputs[0].etype if inputs else None)
-    shape = layer.attrs.get("variable_shape", port.shape) if "variable_shape" in layer.attrs else port.shape
+    shape = layer.attrs.get("variable_shape")
+    if shape is None:  # not given, or "..." (dynamic rank): the output port's
+        shape = port.shape
     if etype is None:
         raise UnsupportedLayer(layer, "the variable's element type is not known")
     if shape is None:
@@ -37,6 +44,15 @@ def _read(ctx, layer, inputs):
     if var in ctx.state_inputs:
         return [ctx.state_inputs[var]]
     etype, shape = variable(layer, inputs)
+    if ctx.state == "init":
+        if not inputs:
+            raise UnsupportedLayer(layer, "a variable without an init input has no first-step value "
+                                          "in the graph (state='init')")
+        if not ctx.b.is_free(var + NEW):
+            raise UnsupportedLayer(layer, f"variable '{var}' has the name of another tensor")
+        ctx.b.reserve(var + NEW)
+        ctx.state_inputs[var] = inputs[0]
+        return [inputs[0]]
     ctx.onnx_type(layer, etype)
     if not ctx.b.is_free(var) or not ctx.b.is_free(var + NEW):
         raise UnsupportedLayer(layer, f"variable '{var}' has the name of another tensor")
@@ -58,7 +74,8 @@ def _assign(ctx, layer, inputs):
     if x.etype != state.etype:
         raise InvalidLayer(layer, f"assigns {x.etype.name} to the {state.etype.name} variable '{var}'")
     ctx.b.Identity(x, _names=[var + NEW])
-    ctx.state_outputs[var] = ctx.b.value_info(var + NEW, state.etype, state.shape)
+    shape = x.shape if ctx.state == "init" else state.shape  # init: the first step's value
+    ctx.state_outputs[var] = ctx.b.value_info(var + NEW, state.etype, shape)
     return [x] * len(layer.outputs)
 
 

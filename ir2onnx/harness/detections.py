@@ -1,0 +1,123 @@
+"""The detections rule of ``ir2onnx check``: two backends' detections matched box to box.
+
+Detections are rows, and rows whose scores nearly tie may come out in another order, or one of
+two near-equal boxes may be kept by NMS in one backend and its neighbour in the other; an
+element-wise comparison calls that a failure. Here, per pair of backends, the rows whose score is
+above the score threshold (``--score-threshold``, default :data:`SCORE_THRESHOLD`) are matched
+greedily, best score first, to a row of the other backend of the same image and label with
+IoU >= :data:`IOU`; a row's partner may score up to the rule's score limit below the threshold
+(a row just above it in one backend and just below in the other is no disagreement). The
+verdict counts the rows left unmatched on either side and reports the worst matched errors:
+the score error (absolute) and the box error (the largest coordinate difference divided by the
+larger side of the box). The pair passes when no row is unmatched and both errors are within
+the limits (:class:`ir2onnx.harness.rules.Limits`).
+
+Layouts: ``ssd7`` (``[image_id, label, score, x_min, y_min, x_max, y_max]`` rows: DetectionOutput's
+``[1, 1, N, 7]`` and ``[N, 7]`` outputs; an image id of -1 ends the list), ``box5``
+(``[x_min, y_min, x_max, y_max, score]`` rows, the labels in a separate integer output or none),
+``box4`` (boxes, with separate scores and labels outputs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SCORE_THRESHOLD = 0.3
+IOU = 0.5
+
+
+@dataclass
+class Rows:
+    """Detections as columns: image id, label, score, box (x_min, y_min, x_max, y_max)."""
+
+    image: np.ndarray
+    label: np.ndarray
+    score: np.ndarray
+    box: np.ndarray
+
+
+def rows(layout: str, boxes: np.ndarray, labels: np.ndarray | None = None,
+         scores: np.ndarray | None = None) -> Rows:
+    """The detections of one backend's output(s) in ``layout``."""
+    boxes = np.asarray(boxes, dtype=np.float64)
+    if layout == "ssd7":
+        r = boxes.reshape(-1, 7)
+        end = np.nonzero(r[:, 0] == -1)[0]
+        r = r[: end[0]] if end.size else r
+        return Rows(r[:, 0], r[:, 1], r[:, 2], r[:, 3:7])
+    width = 5 if layout == "box5" else 4
+    r = boxes.reshape(-1, width)
+    n = r.shape[0]
+    score = r[:, 4] if layout == "box5" else np.asarray(scores, np.float64).reshape(-1)[:n]
+    label = np.zeros(n) if labels is None else np.asarray(labels, np.float64).reshape(-1)[:n]
+    if label.shape[0] < n or score.shape[0] < n:  # a labels/scores output shorter than the boxes
+        n = min(label.shape[0], score.shape[0])
+        r, label, score = r[:n], label[:n], score[:n]
+    return Rows(np.zeros(n), label, score, r[:, :4])
+
+
+def _iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
+    x0 = np.maximum(box[0], others[:, 0])
+    y0 = np.maximum(box[1], others[:, 1])
+    x1 = np.minimum(box[2], others[:, 2])
+    y1 = np.minimum(box[3], others[:, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = lambda b: np.clip(b[..., 2] - b[..., 0], 0, None) * np.clip(b[..., 3] - b[..., 1], 0, None)
+    union = area(box) + area(others) - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(union > 0, inter / union, 0.0)
+
+
+@dataclass
+class Match:
+    """The matching of two backends' detections."""
+
+    above: tuple[int, int]  # rows above the threshold in a, in b
+    matched: int
+    unmatched: int
+    score_error: float  # worst matched |score difference|
+    box_error: float  # worst matched coordinate difference / the box's larger side
+    worst_iou: float  # lowest IoU of a matched pair (1.0 when none)
+
+
+def match(a: Rows, b: Rows, threshold: float, score_limit: float) -> Match:
+    """Match the rows above ``threshold`` of each side to rows of the other (see the module)."""
+    finite = lambda r: np.isfinite(r.score) & np.all(np.isfinite(r.box), axis=1)
+    a_top = np.nonzero((a.score > threshold) & finite(a))[0]
+    b_top = np.nonzero((b.score > threshold) & finite(b))[0]
+    a_near = np.nonzero((a.score > threshold - score_limit) & finite(a))[0]
+    b_near = np.nonzero((b.score > threshold - score_limit) & finite(b))[0]
+    used_a, used_b, pairs = set(), set(), []
+
+    def pair_up(src: Rows, src_rows, dst: Rows, dst_rows, used_src, used_dst, flip: bool):
+        unmatched = 0
+        for i in sorted(src_rows, key=lambda k: -src.score[k]):
+            if i in used_src:
+                continue
+            cand = [j for j in dst_rows if j not in used_dst and dst.image[j] == src.image[i]
+                    and dst.label[j] == src.label[i]]
+            if not cand:
+                unmatched += 1
+                continue
+            ious = _iou(src.box[i], dst.box[cand])
+            k = int(np.argmax(ious))
+            if ious[k] < IOU:
+                unmatched += 1
+                continue
+            j = cand[k]
+            used_src.add(i)
+            used_dst.add(j)
+            pairs.append((j, i, ious[k]) if flip else (i, j, ious[k]))
+        return unmatched
+
+    unmatched = pair_up(a, a_top, b, b_near, used_a, used_b, False)
+    unmatched += pair_up(b, b_top, a, a_near, used_b, used_a, True)
+    score_error = box_error = 0.0
+    worst_iou = 1.0
+    for i, j, iou in pairs:
+        score_error = max(score_error, abs(a.score[i] - b.score[j]))
+        side = max(a.box[i, 2] - a.box[i, 0], a.box[i, 3] - a.box[i, 1], 1e-12)
+        box_error = max(box_error, float(np.max(np.abs(a.box[i] - b.box[j]))) / side)
+        worst_iou = min(worst_iou, float(iou))
+    return Match((len(a_top), len(b_top)), len(pairs), unmatched, float(score_error), box_error, worst_iou)

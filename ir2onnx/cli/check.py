@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import Ir2OnnxError
 from ..harness.check import check
 from ..harness.oracle_budget import DEFAULT_BUDGET
+from ..harness.rules import SCORE_THRESHOLD
 from ..harness.report import format_text, write_report
 from .feeds import add_feed_args, add_precision_arg, parse_feeds
 from .paths import model_xml, os_errors, writable
@@ -25,12 +26,20 @@ def add_command(sub) -> None:
                     "defaults (rtol, atol): f64 1e-9, 1e-12; f32 1e-4, 1e-4; f16 1e-2, 1e-2; "
                     "bf16 5e-2, 5e-2; integer and boolean outputs must be equal. In an INT8 IR "
                     "(FakeQuantize) float outputs are judged in quantization steps and by argmax "
-                    "agreement unless --rtol/--atol are given (docs/check.md). Progress lines go "
-                    "to stderr; the oracle is skipped, saying why, above --oracle-budget.",
+                    "agreement unless --rtol/--atol are given; detections are matched box to box "
+                    "above --score-threshold; in an INT8 IR or with --precision f16, class vectors, "
+                    "attributes, embeddings and images are judged at task level (the rule table: "
+                    "docs/check.md). Progress lines go to stderr; the oracle is skipped, saying "
+                    "why, above --oracle-budget. Several models (a directory, a glob, several "
+                    "files): each checked, then a summary table (model, backends compared, worst "
+                    "error, rule, verdict, seconds); exit 1 when any disagrees; Ctrl-C prints the "
+                    "table so far.",
         epilog="example:\n  ir2onnx check model.xml\n"
-               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md",
+               "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md\n"
+               "  ir2onnx check models/ --jobs 2 --report zoo.json",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="the IR .xml file")
+    p.add_argument("model", nargs="+", help="the IR .xml file; several, a directory (every IR under it) "
+                                            "or a glob ('zoo/*/FP16/*.xml') for a summary table")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     add_feed_args(p)
     p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
@@ -45,22 +54,41 @@ def add_command(sub) -> None:
                    help="skip the oracle, saying so, when the model needs more than N multiply-adds "
                         f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
                         "about 1-2 minutes on one core; inf: never skip)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report")
+    p.add_argument("--score-threshold", type=float, default=SCORE_THRESHOLD, metavar="S",
+                   help="detections: compare the rows scoring above S, matched box to box "
+                        f"(default {SCORE_THRESHOLD:g})")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="several models: check N at once, each in its own process (default 1)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report "
+                                                               "(several models: one for all)")
     p.set_defaults(func=cmd_check)
 
 
 def cmd_check(args) -> int:
+    from .batch import is_batch
+
     given, shapes = parse_feeds(args)
+    if not 0 <= args.score_threshold < 1:
+        raise Ir2OnnxError(f"--score-threshold must be in [0, 1), got {args.score_threshold:g}")
     if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
         raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
     if args.report:
         writable(Path(args.report), "--report file")  # before the check, not after it
+    options = dict(inputs=given, shapes=shapes, providers=args.provider, rtol=args.rtol, atol=args.atol,
+                   seed=args.seed, opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
+                   isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
+                   score_threshold=args.score_threshold)
+    if is_batch(args.model):
+        from . import check_batch
+
+        if args.weights:
+            raise Ir2OnnxError("-w/--weights names the .bin of one model: it cannot go with several")
+        return check_batch.run(args.model, options, args.jobs, args.quiet, args.report)
+    if args.jobs < 1:
+        raise Ir2OnnxError(f"--jobs must be at least 1, got {args.jobs}")
     with os_errors("read"):
-        result = check(model_xml(args.model), args.weights, inputs=given, shapes=shapes,
-                       providers=args.provider, rtol=args.rtol, atol=args.atol, seed=args.seed,
-                       opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
-                       isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
+        result = check(model_xml(args.model[0]), args.weights, **options,
                        progress=None if args.quiet else lambda line: print(line, file=sys.stderr, flush=True))
     print(format_text(result))
     if args.report:

@@ -76,7 +76,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     """Inputs for every Parameter, in the converted model's input order: ``given`` arrays as they
     are, others generated like :func:`ir2onnx.runtime.sessions.make_inputs` (dynamic dims from ``shapes``,
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
-    from ..runtime.input_values import generate, ir_hints
+    from ..runtime.input_values import generate, ir_hints, shared_dims
     from ..ir.names import input_name, parameters
     from ..runtime.sessions import random_array
 
@@ -87,6 +87,9 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
             raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(params)})")
     rng = np.random.default_rng(seed)
     hints = ir_hints(graph)
+    known = {n: tuple(np.shape(v)) for n, v in given.items()}
+    known.update({n: tuple(v) for n, v in shapes.items() if n not in known})
+    tied = shared_dims({n: p.attrs["shape"] for n, p in params.items()}, known)
     feeds, origin = {}, {}
     for name, layer in params.items():
         etype, declared = layer.attrs["element_type"], layer.attrs["shape"]
@@ -100,6 +103,8 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
         else:
             if name in shapes:
                 shape = tuple(shapes[name])
+            elif name in tied:
+                shape = tied[name]
             elif declared is None:
                 raise Ir2OnnxError(f"input '{name}' has a dynamic rank: give its shape with --shape")
             else:

@@ -58,20 +58,21 @@ def _at_default(kind: str, version: str | None, name: str, text: str) -> bool:
     specs = [s.attributes[name] for key, s in sorted(table.items(), key=lambda kv: (
         kv[0][0] != kind, kv[0][1] != version)) if name in s.attributes]
     for spec in specs:
-        if spec.default is None and spec.required:
-            continue
         try:
             value = parse_value(spec.type, text)
         except (ValueError, RuntimeError):
             continue
+        value = getattr(value, "name", value)  # an element type: by its name, as opsets/ writes it
+        if spec.default is None and spec.required:  # no default: only a value that does nothing
+            return name in _IDENTITY and all(v == _IDENTITY[name] for v in value)
         default = spec.default
-        if value == default or (_neutral(value) and _neutral(default)):
-            return True
-        return False
+        return value == default or (_zeros(value) and _zeros(default))
     return False
 
 
-def _neutral(value) -> bool:
-    if isinstance(value, (list, tuple)):
-        return all(v == 0 for v in value)
-    return value in (0, "", None) and value is not False
+_IDENTITY = {"dilations": 1}  # required attributes whose all-ones value changes nothing
+
+
+def _zeros(value) -> bool:
+    """An empty or all-zero list (no padding) is one value."""
+    return isinstance(value, (list, tuple)) and all(v == 0 for v in value)

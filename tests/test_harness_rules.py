@@ -204,3 +204,17 @@ def test_openvino_compares_an_ir_v10_f16_model_and_its_in_memory_model(tmp_path)
     assert in_memory.ok, in_memory.failures()
     (c,) = in_memory.outputs[0].comparisons
     assert c.max_abs < 1e-6  # the input is not rounded to f16 on the way in: OpenVINO does not
+
+
+def test_yolo_regions_are_decoded_in_an_f16_check():
+    """samples/yolo at --precision f16: the RegionYolo maps are judged as decoded detections."""
+    from pathlib import Path
+
+    yolo = Path(__file__).resolve().parents[1] / "samples" / "yolo"
+    img = np.load(yolo / "img.npy")
+    result = ir2onnx.check(yolo / "yolo.xml", inputs={"img": img}, precision="f16", openvino=False)
+    assert result.ok, result.failures()
+    (c,) = result.outputs[0].comparisons
+    assert c.rule == "detections" and c.metrics["matched"] >= 1 and c.metrics["unmatched"] == 0
+    float_check = ir2onnx.check(yolo / "yolo.xml", inputs={"img": img}, openvino=False)
+    assert [c.rule for c in float_check.outputs[0].comparisons] == [""]  # f32: the maps element-wise

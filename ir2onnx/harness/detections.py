@@ -15,7 +15,10 @@ the limits (:class:`ir2onnx.harness.rules.Limits`).
 Layouts: ``ssd7`` (``[image_id, label, score, x_min, y_min, x_max, y_max]`` rows: DetectionOutput's
 ``[1, 1, N, 7]`` and ``[N, 7]`` outputs; an image id of -1 ends the list), ``box5``
 (``[x_min, y_min, x_max, y_max, score]`` rows, the labels in a separate integer output or none),
-``box4`` (boxes, with separate scores and labels outputs).
+``box4`` (boxes, with separate scores and labels outputs), ``yolo`` (a RegionYolo's region maps,
+decoded: per cell and anchor, box ``((col + x) / W, (row + y) / H, exp(w) * anchor_w / W, exp(h) *
+anchor_h / H)``, label the best class, score objectness times that class's probability; one row
+per cell and anchor, no NMS: both backends' rows are decoded alike).
 """
 from __future__ import annotations
 
@@ -38,9 +41,12 @@ class Rows:
 
 
 def rows(layout: str, boxes: np.ndarray, labels: np.ndarray | None = None,
-         scores: np.ndarray | None = None) -> Rows:
-    """The detections of one backend's output(s) in ``layout``."""
+         scores: np.ndarray | None = None, region: tuple = ()) -> Rows:
+    """The detections of one backend's output(s) in ``layout`` (``region``: a RegionYolo's
+    ``(coords, classes, anchors per cell, H, W, anchors, do_softmax)``)."""
     boxes = np.asarray(boxes, dtype=np.float64)
+    if layout == "yolo":
+        return _regions(boxes, *region)
     if layout == "ssd7":
         r = boxes.reshape(-1, 7)
         end = np.nonzero(r[:, 0] == -1)[0]
@@ -121,3 +127,24 @@ def match(a: Rows, b: Rows, threshold: float, score_limit: float) -> Match:
         box_error = max(box_error, float(np.max(np.abs(a.box[i] - b.box[j]))) / side)
         worst_iou = min(worst_iou, float(iou))
     return Match((len(a_top), len(b_top)), len(pairs), unmatched, float(score_error), box_error, worst_iou)
+
+
+def _regions(maps: np.ndarray, coords: int, classes: int, count: int, h: int, w: int,
+             anchors: tuple, softmax: bool) -> Rows:
+    """Decode a RegionYolo output (YOLO v2 with ``softmax``: classes already softmaxed; v3: each
+    already a logistic) into one row per cell and anchor."""
+    r = maps.reshape(-1, count, coords + 1 + classes, h, w)
+    n = r.shape[0]
+    col = np.arange(w)[None, None, None, :]
+    row = np.arange(h)[None, None, :, None]
+    anchor = np.asarray(anchors, np.float64).reshape(-1, 2)[:count] if len(anchors) >= 2 * count else np.ones((count, 2))
+    cx, cy = (col + r[:, :, 0]) / w, (row + r[:, :, 1]) / h
+    with np.errstate(over="ignore"):
+        bw = np.exp(np.clip(r[:, :, 2], -50, 50)) * anchor[None, :, 0, None, None] / w
+        bh = np.exp(np.clip(r[:, :, 3], -50, 50)) * anchor[None, :, 1, None, None] / h
+    prob = r[:, :, coords:coords + 1] * r[:, :, coords + 1:]  # objectness x class probability
+    label, score = np.argmax(prob, axis=2), np.max(prob, axis=2)
+    box = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], -1)
+    image = np.broadcast_to(np.arange(n)[:, None, None, None], label.shape)
+    return Rows(image.reshape(-1).astype(np.float64), label.reshape(-1).astype(np.float64), score.reshape(-1),
+                box.reshape(-1, 4))

@@ -21,7 +21,8 @@ labels        ``[N, K, H, W]`` after a SoftMax over K, or     the argmax / label
               an integer ``[N, H, W]`` map
 ============  ==============================================  =====================================
 
-Detections are judged so in every comparison (row order is not part of a detector's result);
+Detections are judged so in every comparison (row order is not part of a detector's result;
+RegionYolo maps, which have no order to lose, only in tolerant ones);
 the other task rules judge only *tolerant* comparisons, those of an INT8 IR (FakeQuantize layers)
 or of ``--precision f16``, where element-wise agreement is not expected; float comparisons of a
 float IR stay element-wise. ``--rtol``/``--atol``/``--bitexact`` judge everything element-wise.
@@ -79,15 +80,32 @@ class Task:
     labels: str = ""
     scores: str = ""
     step: float | None = None  # int8 step: the grid's step
+    region: tuple = ()  # detections from a RegionYolo: what decoding needs (detections.rows)
 
 
-def _producer(graph, result) -> tuple[str, tuple[str, ...]]:
-    """The first computing layer type before a Result, and the pass-through types on the way."""
-    layer, seen = graph.producer(result, 0)[0], []
-    while layer.type in _PASS and layer.sources and len(seen) < 16:
-        seen.append(layer.type)
+def _producer(graph, result):
+    """The first computing layer before a Result (through layers that pass values on)."""
+    layer, hops = graph.producer(result, 0)[0], 0
+    while layer.type in _PASS and layer.sources and hops < 16:
+        hops += 1
         layer = graph.producer(layer, 0)[0]
-    return layer.type, tuple(seen)
+    return layer
+
+
+def _region(layer) -> tuple:
+    """What decoding a RegionYolo's output needs: coords, classes, anchors per cell, H, W,
+    anchors, do_softmax (None when its input's H and W are not known)."""
+    a = layer.attrs
+    dims = layer.inputs[0].shape
+    if dims is None or len(dims) != 4 or not all(isinstance(d, int) for d in dims[2:]):
+        return ()
+    softmax = bool(a.get("do_softmax", True))
+    mask = list(a.get("mask") or [])
+    anchors = [float(v) for v in (a.get("anchors") or [])]
+    count = int(a["num"]) if softmax or not mask else len(mask)
+    if not softmax and mask:
+        anchors = [v for m in mask for v in anchors[2 * m:2 * m + 2]]
+    return (int(a["coords"]), int(a["classes"]), count, dims[2], dims[3], tuple(anchors), softmax)
 
 
 def tasks(graph, names: dict[str, str], sample: dict[str, np.ndarray], tolerant: bool,
@@ -102,8 +120,11 @@ def tasks(graph, names: dict[str, str], sample: dict[str, np.ndarray], tolerant:
     scores = [n for n, v in sample.items() if re.search(r"score", n, re.I) and np.ndim(v) == 1]
     for name, shape in shapes.items():
         result = results.get(name.split("@")[0])
-        op, _ = _producer(graph, result) if result is not None else ("", ())
-        if (len(shape) == 4 and shape[:2] == (1, 1) and shape[3] == 7) or (
+        producer = _producer(graph, result) if result is not None else None
+        op = producer.type if producer is not None else ""
+        if op == "RegionYolo" and tolerant and _region(producer):  # float: the maps element-wise
+            out[name] = Task("detections", "yolo", name, region=_region(producer))
+        elif (len(shape) == 4 and shape[:2] == (1, 1) and shape[3] == 7) or (
                 op in _DETECTORS and shape and shape[-1] == 7) or (len(shape) == 2 and shape[1] == 7
                                                                    and op not in _SOFTMAX):
             out[name] = Task("detections", "ssd7", name)
@@ -123,7 +144,7 @@ def tasks(graph, names: dict[str, str], sample: dict[str, np.ndarray], tolerant:
         if name in out:
             continue
         result = results.get(name.split("@")[0])
-        op, _ = _producer(graph, result) if result is not None else ("", ())
+        op = _producer(graph, result).type if result is not None else ""
         step = (steps or {}).get(name.split("@")[0])
         dtype = np.asarray(sample[name]).dtype
         if not tolerant:
@@ -232,7 +253,7 @@ def _detections(c: Comparison, task: Task, a_out: dict, b_out: dict, lim: Limits
         if task.boxes not in out or (task.labels and task.labels not in out) or (task.scores and task.scores not in out):
             return None
         return detections.rows(task.layout, out[task.boxes], out.get(task.labels) if task.labels else None,
-                               out.get(task.scores) if task.scores else None)
+                               out.get(task.scores) if task.scores else None, task.region)
 
     ra, rb = side(a_out), side(b_out)
     if ra is None or rb is None:

@@ -136,6 +136,13 @@ def test_class_attribute_embedding_and_image_rules():
     c = _judge({"out": img}, {"out": img + rng.normal(0, 0.5, img.shape).astype(np.float32)}, Task("image"), True)
     assert c.passed and 45 < c.metrics["psnr"] < 60
     assert not _judge({"out": img}, {"out": img + np.float32(20)}, Task("image"), True).passed
+    masks = rng.dirichlet(np.ones(3), (1, 20, 20)).transpose(0, 3, 1, 2).astype(np.float32)  # [1, 3, 20, 20]
+    flipped = masks.copy()
+    flipped[0, :, 0, :2] = flipped[0, ::-1, 0, :2]  # 2 pixels of 400 (0.5%) relabelled
+    c = _judge({"out": masks}, {"out": flipped}, Task("labels", "argmax"), True)
+    assert c.rule == "labels" and c.metrics["agreement"] >= 0.99 and c.passed
+    flipped[0, :, 1, :] = flipped[0, ::-1, 1, :]  # a whole row more: 5%
+    assert not _judge({"out": masks}, {"out": flipped}, Task("labels", "argmax"), True).passed
 
 
 def _tiny_detector(tmp_path, int8: bool):

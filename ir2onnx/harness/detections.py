@@ -92,33 +92,28 @@ def match(a: Rows, b: Rows, threshold: float, score_limit: float) -> Match:
     finite = lambda r: np.isfinite(r.score) & np.all(np.isfinite(r.box), axis=1)
     a_top = np.nonzero((a.score > threshold) & finite(a))[0]
     b_top = np.nonzero((b.score > threshold) & finite(b))[0]
-    a_near = np.nonzero((a.score > threshold - score_limit) & finite(a))[0]
-    b_near = np.nonzero((b.score > threshold - score_limit) & finite(b))[0]
-    used_a, used_b, pairs = set(), set(), []
+    free_a = (a.score > threshold - score_limit) & finite(a)  # rows still free to be a partner
+    free_b = (b.score > threshold - score_limit) & finite(b)
+    pairs = []
 
-    def pair_up(src: Rows, src_rows, dst: Rows, dst_rows, used_src, used_dst, flip: bool):
+    def pair_up(src: Rows, src_rows, dst: Rows, free_src, free_dst, flip: bool) -> int:
         unmatched = 0
         for i in sorted(src_rows, key=lambda k: -src.score[k]):
-            if i in used_src:
-                continue
-            cand = [j for j in dst_rows if j not in used_dst and dst.image[j] == src.image[i]
-                    and dst.label[j] == src.label[i]]
-            if not cand:
+            if not free_src[i]:
+                continue  # matched already, as the partner of a row of the other side
+            cand = np.nonzero(free_dst & (dst.image == src.image[i]) & (dst.label == src.label[i]))[0]
+            ious = _iou(src.box[i], dst.box[cand]) if cand.size else np.zeros(0)
+            if not cand.size or ious.max() < IOU:
                 unmatched += 1
                 continue
-            ious = _iou(src.box[i], dst.box[cand])
             k = int(np.argmax(ious))
-            if ious[k] < IOU:
-                unmatched += 1
-                continue
             j = cand[k]
-            used_src.add(i)
-            used_dst.add(j)
+            free_src[i] = free_dst[j] = False
             pairs.append((j, i, ious[k]) if flip else (i, j, ious[k]))
         return unmatched
 
-    unmatched = pair_up(a, a_top, b, b_near, used_a, used_b, False)
-    unmatched += pair_up(b, b_top, a, a_near, used_b, used_a, True)
+    unmatched = pair_up(a, a_top, b, free_a, free_b, False)
+    unmatched += pair_up(b, b_top, a, free_b, free_a, True)
     score_error = box_error = 0.0
     worst_iou = 1.0
     for i, j, iou in pairs:

@@ -27,6 +27,7 @@ _GLOB_CHARS = set("*?[")
 class Job:
     xml: Path
     output: Path
+    shown: str = ""  # the name in the table: the path under a directory argument, else as given
 
 
 @dataclass
@@ -83,8 +84,10 @@ def jobs_for(models: list[str], outdir: str | None) -> list[Job]:
     """The (xml, output) pairs the arguments stand for; errors for nothing found or a clash."""
     if outdir is not None and Path(outdir).exists() and not Path(outdir).is_dir():
         raise Ir2OnnxError(f"-o '{outdir}' is a file: several models need an output directory")
-    pairs = [(xml, rel) for xml, rel, _ in model_files(models)]
+    found = model_files(models)
+    pairs = [(xml, rel) for xml, rel, _ in found]
     jobs, seen = [], {}
+    shown = {xml: name for xml, _, name in found}
     for xml, rel in pairs:
         out = Path(outdir) / rel if outdir is not None else xml.with_suffix(".onnx")
         key = os.path.normpath(os.path.abspath(out))
@@ -92,7 +95,7 @@ def jobs_for(models: list[str], outdir: str | None) -> list[Job]:
             raise Ir2OnnxError(f"'{seen[key]}' and '{xml}' would both be written to '{out}': "
                                f"convert them into different -o directories")
         seen[key] = xml.resolve()
-        jobs.append(Job(xml, writable(out)))
+        jobs.append(Job(xml, writable(out), shown[xml]))
     return jobs
 
 
@@ -108,12 +111,12 @@ def convert_one(job: Job, options: dict) -> Outcome:
             graph = load_ir(job.xml)
         with os_errors(f"write '{job.output}'", name_file=False):
             write(graph, job.output, **options)
-        return Outcome(str(job.xml), "ok", time.perf_counter() - start, file_bytes(job.output))
+        return Outcome(job.shown or str(job.xml), "ok", time.perf_counter() - start, file_bytes(job.output))
     except Ir2OnnxError as e:
         reason = " ".join(str(e).split())
     except Exception as e:  # a bug in ir2onnx: this model's row says so, the others go on
         reason = f"internal error ({type(e).__name__}: {' '.join(str(e).split())})"
-    return Outcome(str(job.xml), "failed", time.perf_counter() - start, 0, reason)
+    return Outcome(job.shown or str(job.xml), "failed", time.perf_counter() - start, 0, reason)
 
 
 def run_batch(jobs: list[Job], options: dict, workers: int = 1, progress=sys.stderr) -> list[Outcome]:
@@ -122,7 +125,7 @@ def run_batch(jobs: list[Job], options: dict, workers: int = 1, progress=sys.std
     results, interrupted = run_parallel(convert_one, [(job, options) for job in jobs], workers,
                                         lambda i, o, n: _progress(o, n, len(jobs), progress))
     why = "interrupted (Ctrl-C)" if interrupted else "the worker process ended (out of memory?)"
-    return [o or Outcome(str(job.xml), "failed", 0.0, 0, why) for job, o in zip(jobs, results)]
+    return [o or Outcome(job.shown or str(job.xml), "failed", 0.0, 0, why) for job, o in zip(jobs, results)]
 
 
 def run_parallel(fn, args: list[tuple], workers: int = 1, done=None) -> tuple[list, bool]:

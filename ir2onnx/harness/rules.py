@@ -58,7 +58,7 @@ class Limits:
     score: float = 0.05  # detections: |score difference| of a matched row
     box: float = 0.1  # detections: coordinate difference / the box's larger side
     argmax: float = 0.99  # class: share of rows whose argmax agrees (a near-tie counts as agreeing)
-    probability: float = 0.05  # class after SoftMax: |difference|
+    probability: float = 0.1  # class after SoftMax: |difference|
     attribute: float = 0.1  # attributes (after a Sigmoid): |difference|
     logit_share: float = 0.01  # class without SoftMax: |difference| / the output's range
     cosine: float = 0.99  # embedding: cosine similarity of every row

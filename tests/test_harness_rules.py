@@ -225,3 +225,14 @@ def test_yolo_regions_are_decoded_in_an_f16_check():
     assert c.rule == "detections" and c.metrics["matched"] >= 1 and c.metrics["unmatched"] == 0
     float_check = ir2onnx.check(yolo / "yolo.xml", inputs={"img": img}, openvino=False)
     assert [c.rule for c in float_check.outputs[0].comparisons] == [""]  # f32: the maps element-wise
+
+
+def test_an_attribute_openvino_drops_matters_only_off_its_default():
+    from ir2onnx.harness.openvino_attributes import _at_default
+
+    assert _at_default("MaxPool", "opset1", "index_element_type", "i64")  # MaxPool-8's default
+    assert _at_default("MaxPool", "opset1", "dilations", "1,1") and not _at_default("MaxPool", "opset1", "dilations", "2,2")
+    assert _at_default("Convolution", "opset1", "output_padding", "0,0")  # ConvolutionBackpropData's: []
+    assert not _at_default("Convolution", "opset1", "output_padding", "1,0")
+    assert not _at_default("DepthToSpace", "opset1", "data_format", "NHWC")
+    assert not _at_default("Foo", "opset1", "unheard_of", "0")

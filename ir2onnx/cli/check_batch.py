@@ -32,7 +32,6 @@ def check_one(xml: Path, shown: str, options: dict, report: str) -> Row:
     """Check one model (in a worker process); every failure becomes the row's ``why``."""
     from ..harness.check import check
     from ..harness.report import to_dict, to_markdown
-    from ..harness.rules import headline, worst_comparison
     from ..ir.names import input_name, parameters
     from ..ir.reader import load_ir
     from .paths import os_errors
@@ -131,3 +130,32 @@ def write(rows: list[Row], path: str, interrupted: bool) -> None:
         text = "# ir2onnx check of " + str(len(rows)) + " model(s)\n\n```\n" + table(rows, interrupted) + "\n```\n"
         text += "".join(f"\n---\n\n{r.markdown}" for r in rows if r.markdown)
     Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def headline(c) -> str:
+    """A comparison's main number, short (the summary table of ``check DIR``)."""
+    m = c.metrics
+    if c.reason and not c.rule:
+        return c.reason
+    if c.rule == "detections":
+        return f"{m['unmatched']} unmatched, box {m['box_error']:.2g}, score {m['score_error']:.2g}"
+    if c.rule == "class":
+        return f"argmax {m['argmax_agreement']:.0%}, max abs {m['max_abs']:.2g}"
+    if c.rule == "embedding":
+        return f"cosine {m['cosine']:.4f}"
+    if c.rule == "image":
+        return f"PSNR {m['psnr']:.1f} dB"
+    if c.rule == "labels":
+        return f"labels {m['agreement']:.1%}"
+    if c.rule == "int8 step":
+        return f"{m['within_one_step']:.1%} within 1 step"
+    return "-" if c.max_abs is None else f"max abs {c.max_abs:.2g}"
+
+
+def worst_comparison(comparisons: list):
+    """The comparison to show for a model: a failing one first, else the largest max abs."""
+    if not comparisons:
+        return None
+    failing = [c for c in comparisons if not c.passed]
+    pool = failing or comparisons
+    return max(pool, key=lambda c: -1.0 if c.max_abs is None else c.max_abs)

@@ -270,31 +270,3 @@ def _detections(c: Comparison, task: Task, a_out: dict, b_out: dict, lim: Limits
     c.mismatches = m.unmatched
     return c
 
-
-def headline(c: Comparison) -> str:
-    """A comparison's main number, short (the summary table of ``check DIR``)."""
-    m = c.metrics
-    if c.reason and not c.rule:
-        return c.reason
-    if c.rule == "detections":
-        return f"{m['unmatched']} unmatched, box {m['box_error']:.2g}, score {m['score_error']:.2g}"
-    if c.rule == "class":
-        return f"argmax {m['argmax_agreement']:.0%}, max abs {m['max_abs']:.2g}"
-    if c.rule == "embedding":
-        return f"cosine {m['cosine']:.4f}"
-    if c.rule == "image":
-        return f"PSNR {m['psnr']:.1f} dB"
-    if c.rule == "labels":
-        return f"labels {m['agreement']:.1%}"
-    if c.rule == "int8 step":
-        return f"{m['within_one_step']:.1%} within 1 step"
-    return "-" if c.max_abs is None else f"max abs {c.max_abs:.2g}"
-
-
-def worst_comparison(comparisons: list[Comparison]) -> Comparison | None:
-    """The comparison to show for a model: a failing one first, else the largest max abs."""
-    if not comparisons:
-        return None
-    failing = [c for c in comparisons if not c.passed]
-    pool = failing or comparisons
-    return max(pool, key=lambda c: -1.0 if c.max_abs is None else c.max_abs)

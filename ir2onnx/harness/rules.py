@@ -125,8 +125,8 @@ def tasks(graph, names: dict[str, str], sample: dict[str, np.ndarray], tolerant:
         if op == "RegionYolo" and tolerant and _region(producer):  # float: the maps element-wise
             out[name] = Task("detections", "yolo", name, region=_region(producer))
         elif (len(shape) == 4 and shape[:2] == (1, 1) and shape[3] == 7) or (
-                op in _DETECTORS and shape and shape[-1] == 7) or (len(shape) == 2 and shape[1] == 7
-                                                                   and op not in _SOFTMAX):
+                op in _DETECTORS and shape and shape[-1] == 7) or (
+                len(shape) == 2 and shape[1] == 7 and op not in _SOFTMAX and re.search(r"box|det", name, re.I)):
             out[name] = Task("detections", "ssd7", name)
         elif len(shape) == 2 and shape[1] in (4, 5) and op not in _SOFTMAX and (
                 re.search(r"box|det", name, re.I) or labels):

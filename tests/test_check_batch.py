@@ -64,7 +64,8 @@ def test_one_model_that_disagrees_fails_the_folder(tmp_path, capsys, monkeypatch
     assert "1 of 2 model(s) pass, 1 fail" in out
     row = next(line for line in out.splitlines() if "m1/FP32/m.xml" in line and "FAIL" in line)
     assert "ort:cpu, oracle" in row
-    assert f"  {zoo.as_posix()}/m1/FP32/m.xml: output 'prob': ort:cpu and oracle disagree" in out
+    assert "  m1/FP32/m.xml: output 'prob': ort:cpu and oracle disagree" in out  # under the glob's folder
+    assert str(tmp_path) not in out
 
 
 def test_bad_arguments_are_refused(tmp_path, capsys):

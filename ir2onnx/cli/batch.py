@@ -51,8 +51,8 @@ def is_batch(models: list[str]) -> bool:
 
 def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:
     """The IRs the arguments stand for, each once: (xml, its output relative to an output folder,
-    the name to show: its path under a directory argument, else as given); an error for an
-    argument that names none."""
+    the name to show: its path under a directory argument or under a glob's folder, else as
+    given); an error for an argument that names none."""
     found: list[tuple[Path, Path, str]] = []
     for arg in models:
         path = Path(arg)
@@ -66,7 +66,8 @@ def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:
             xmls = [m for m in matches if m.is_file() and m.suffix.lower() == ".xml"]
             if not xmls:
                 raise Ir2OnnxError(f"'{arg}' matches no IR .xml file")
-            found += [(x, Path(x.stem + ".onnx"), x.as_posix()) for x in xmls]
+            base = Path(*_fixed_prefix(Path(arg).parts) or ["."])
+            found += [(x, Path(x.stem + ".onnx"), _under(x, base)) for x in xmls]
         else:
             xml = model_xml(arg)
             if not xml.is_file():
@@ -78,6 +79,23 @@ def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:
             seen.add(item[0].resolve())
             once.append(item)
     return once
+
+
+def _fixed_prefix(parts: tuple) -> list:
+    """The leading parts of a glob without wildcards (the folder its matches are shown under)."""
+    fixed = []
+    for part in parts[:-1]:
+        if _GLOB_CHARS & set(part):
+            break
+        fixed.append(part)
+    return fixed
+
+
+def _under(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def jobs_for(models: list[str], outdir: str | None) -> list[Job]:

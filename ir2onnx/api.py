@@ -7,35 +7,39 @@ from pathlib import Path
 import onnx
 
 from .ir.graph import Graph
+from .ir.in_memory import graph_of_openvino_model, is_openvino_model
 from .ir.reader import load_ir
 from .llm.interface import document
 from .lowering.convert import Converted, convert_graph
-from .verify import verify_model
+from .rename import rename_io
+from .verify import check_timeout, verify_model
 from .writer import save
 
-__all__ = ["load_ir", "convert", "convert_file", "convert_graph", "Converted"]
+__all__ = ["load_ir", "read_model", "convert", "convert_file", "convert_graph", "Converted"]
 
 
-def _graph(model, weights) -> Graph:
-    """A loaded Graph for a path to the .xml, a Graph, or an in-memory ``openvino.Model``."""
+def read_model(model, weights: str | os.PathLike | None = None, *, onnx_too: bool = False) -> Graph | None:
+    """The one place a model argument is told apart: a loaded Graph for a path to an IR .xml, a
+    Graph, or an in-memory ``openvino.Model``. With ``onnx_too``, None for an ONNX model (a
+    ``ModelProto``, or a path that does not end in ``.xml``), which the caller runs as it is."""
     if isinstance(model, Graph):
         return model
-    if not isinstance(model, (str, os.PathLike)):
-        from .ir.in_memory import graph_of_openvino_model, is_openvino_model
+    if is_openvino_model(model):
+        return graph_of_openvino_model(model)
+    if isinstance(model, (str, os.PathLike)):
+        if onnx_too and Path(model).suffix.lower() != ".xml":
+            return None
+        return load_ir(model, weights)
+    if onnx_too and hasattr(model, "SerializeToString"):
+        return None
+    raise TypeError(f"expected a path to an IR .xml, an ir2onnx Graph or an openvino.Model, "
+                    f"got {type(model).__name__}")
 
-        if is_openvino_model(model):
-            return graph_of_openvino_model(model)
-        raise TypeError(f"expected a path to an IR .xml, an ir2onnx Graph or an openvino.Model, "
-                        f"got {type(model).__name__}")
-    return load_ir(model, weights)
 
-
-def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
+def _lowered(graph: Graph, *, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
                          precision=precision, shapes=shapes)
     if rename:
-        from .rename import rename_io
-
         rename_io(conv.model, dict(rename), [t.name for t in conv.tensors])
     return conv
 
@@ -43,7 +47,8 @@ def _lowered(graph: Graph, opset, quantized, compressed_weights, rename, precisi
 def convert(model, weights: str | os.PathLike | None = None, *,
             opset: int | None = None, verify: bool = True, quantized: str = "exact",
             compressed_weights: str = "dequantize", rename: dict[str, str] | None = None,
-            precision: str = "f32", shapes: dict[str, tuple[int, ...]] | None = None) -> onnx.ModelProto:
+            precision: str = "f32", shapes: dict[str, tuple[int, ...]] | None = None,
+            verify_timeout: float | None = None) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
@@ -53,7 +58,9 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     unsupported models. ``verify`` creates an onnxruntime CPU session for the result and runs it
     once on generated inputs, so a node onnxruntime has no kernel for, or one its default graph
     optimizations fuse into a node that fails to run, is refused here, naming its layer
-    (:mod:`ir2onnx.verify`).
+    (:mod:`ir2onnx.verify`). The run is ended after ``verify_timeout`` seconds (None: a default
+    that grows with the model, 3 s for a small one); a run that times out, or fails for the
+    generated values' sake, leaves the model verified by the session only, with one warning.
     An LLM's KV cache inputs are documented in ``metadata_props`` (:func:`ir2onnx.llm.interface.document`).
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
@@ -75,12 +82,14 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     (:mod:`ir2onnx.lowering.fixed_shapes`). An unknown name, another rank or a dim that
     contradicts a static one raises Ir2OnnxError.
     """
-    graph = _graph(model, weights)
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
+    check_timeout(verify_timeout)
+    graph = read_model(model, weights)
+    conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
+                    rename=rename, precision=precision, shapes=shapes)
     document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
-        verify_model(proto.SerializeToString(), conv.node_layers, conv.opset)
+        verify_model(proto.SerializeToString(), conv.node_layers, conv.opset, timeout=verify_timeout)
     return proto
 
 
@@ -89,37 +98,41 @@ def convert_file(model, output: str | os.PathLike | None = None,
                  external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
                  compressed_weights: str = "dequantize", summary: list | None = None,
                  rename: dict[str, str] | None = None, precision: str = "f32",
-                 shapes: dict[str, tuple[int, ...]] | None = None) -> Path:
+                 shapes: dict[str, tuple[int, ...]] | None = None,
+                 verify_timeout: float | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it and running it once (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
-    only for models over 2 GiB. ``quantized``, ``compressed_weights``, ``rename``, ``precision``
-    and ``shapes`` as in :func:`convert`;
+    only for models over 2 GiB. ``quantized``, ``compressed_weights``, ``rename``, ``precision``,
+    ``shapes`` and ``verify_timeout`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
-    graph = _graph(model, weights)
+    graph = read_model(model, weights)
     if output is None:
         if getattr(graph, "in_memory", False):
             raise TypeError("convert_file of an in-memory openvino.Model needs an output path")
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
                  quantized=quantized, compressed_weights=compressed_weights, summary=summary,
-                 rename=rename, precision=precision, shapes=shapes)[0]
+                 rename=rename, precision=precision, shapes=shapes, verify_timeout=verify_timeout)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
           external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
           compressed_weights: str = "dequantize", summary: list | None = None,
           rename: dict[str, str] | None = None, precision: str = "f32",
-          shapes: dict[str, tuple[int, ...]] | None = None) -> tuple[Path, Converted]:
+          shapes: dict[str, tuple[int, ...]] | None = None,
+          verify_timeout: float | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
-    conv = _lowered(graph, opset, quantized, compressed_weights, rename, precision, shapes)
+    check_timeout(verify_timeout)
+    conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
+                    rename=rename, precision=precision, shapes=shapes)
     document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)
-    check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None
+    check = (lambda path: verify_model(path, conv.node_layers, conv.opset, timeout=verify_timeout)) if verify else None
     return save(conv, output, external_data=external_data, verify=check), conv

@@ -7,14 +7,19 @@ generated (:mod:`ir2onnx.runtime.input_values`); a stateful IR (ReadValue/Assign
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .api import convert_file, read_model
 from .errors import Ir2OnnxError
+from .lowering.convert import computed_graph
+from .runtime import example_inputs
+from .runtime import sessions as runtime
+from .runtime.input_values import ir_hints, onnx_file_hints
+from .runtime.stateful import initial_state, ort_steps, variables
 
 
 @dataclass
@@ -29,8 +34,6 @@ class RunResult:
 
 
 def _load_session(model: Path, provider: str):
-    from .runtime import sessions as runtime
-
     try:
         return runtime.session(model, provider)
     except Ir2OnnxError:
@@ -44,25 +47,15 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
               steps: int = 4, precision: str = "f32") -> RunResult:
     """Run ``model`` once (a stateful IR: ``steps`` steps) and return what was fed and computed
     (an IR is converted at ``precision``: :mod:`ir2onnx.lowering.precision`)."""
-    from .runtime import sessions as runtime
-    from .runtime.input_values import ir_hints, onnx_file_hints
-
-    from .runtime import example_inputs
-
-    graph, state_vars, source = None, [], None
+    state_vars, source = [], None
+    graph = read_model(model, weights, onnx_too=True)
     with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
-        if _is_ir(model):
-            from .api import _graph, convert_file
-            from .runtime.stateful import variables
-
-            from .lowering.precision import apply
-
-            graph = _graph(model, weights)
+        if graph is not None:  # an IR: computed at ``precision`` once, converted, run
             source = graph.xml_path
+            hints = ir_hints(graph)
+            graph = computed_graph(graph, precision)
             state_vars = variables(graph)
             path = convert_file(graph, Path(tmp) / "model.onnx", precision=precision)
-            hints = ir_hints(graph)
-            graph = apply(graph, precision)  # the state's types as the model takes them
         elif hasattr(model, "SerializeToString"):  # an onnx.ModelProto
             path = Path(tmp) / "model.onnx"
             path.write_bytes(model.SerializeToString())
@@ -78,8 +71,6 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
         inputs, taken, file = example_inputs.fill(source, [i.name for i in sess.get_inputs()], inputs, shapes)
         feeds = runtime.make_inputs(sess, inputs, shapes, seed=seed, hints=hints)
         if state_vars:
-            from .runtime.stateful import initial_state, ort_steps
-
             if steps < 1:
                 raise Ir2OnnxError(f"steps must be at least 1, got {steps}")
             feeds = {k: v for k, v in feeds.items() if k not in state_vars}
@@ -87,15 +78,6 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
         else:
             outputs = runtime.run(sess, feeds)
     return RunResult(feeds, outputs, taken, file)
-
-
-def _is_ir(model) -> bool:
-    from .ir.in_memory import is_openvino_model
-    from .ir.graph import Graph
-
-    if isinstance(model, Graph) or is_openvino_model(model):
-        return True
-    return isinstance(model, (str, os.PathLike)) and Path(model).suffix.lower() == ".xml"
 
 
 def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
@@ -107,7 +89,7 @@ def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
     Graph, an ``openvino.Model`` or an ``onnx.ModelProto``. ``inputs`` are fed as they are;
     the others are generated (dynamic dims from ``shapes``, else 1; seeded by ``seed``): indices
     within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.runtime.input_values`).
-    ``provider``: ``"cpu"`` or ``"cuda"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
+    ``provider``: ``"cpu"``, ``"cuda"`` or ``"openvino"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
     bad model or bad inputs.
     """
     return run_model(model, inputs, weights=weights, shapes=shapes, seed=seed, provider=provider,

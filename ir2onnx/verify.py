@@ -1,4 +1,4 @@
-"""Verify a converted model: an onnxruntime CPU session, and one inference on generated inputs.
+"""Verify a converted model: an onnxruntime CPU session, and one bounded inference on generated inputs.
 
 A valid ONNX file can still hold a node that onnxruntime's CPU provider has no kernel for (an op
 on an element type it lacks); that is found when the session is created. A node can also be
@@ -9,16 +9,27 @@ is found by running it. ``ir2onnx convert`` (and :func:`ir2onnx.convert` /
 (default optimizations), unless told not to, and refuse the model with one line naming the IR
 layer whose node onnxruntime rejected (node names start with their layer's name).
 
-The inference is one run on the inputs ``ir2onnx run`` generates (:func:`runtime.make_inputs`:
-dynamic dims 1, normal floats), with integers 0 and booleans False (:func:`_feeds`), so it stays
-cheap on big models; a run longer than :data:`RUN_SECONDS` is ended with a warning. Generated values
-can be wrong for a model (an integer input that is an index or a shape, a dim of 1 under a
-pooling window): a run that fails is therefore run again with the graph optimizations off, and
+The inference is one run on generated inputs (:func:`ir2onnx.runtime.sessions.make_inputs`:
+dynamic dims 1, normal floats, integers 0, and the operation parameters it can trace or that
+are named so valid values: a Range's start 0, limit 4, delta 1, scales of 1, counts of 1;
+:mod:`ir2onnx.runtime.input_values`). It is bounded: a watchdog thread sets onnxruntime's
+``RunOptions.terminate`` after ``timeout`` seconds (default :func:`default_timeout`, which grows
+with the model's size; ``--verify-timeout``). A model is refused only for what is true of the
+model itself; generated values can be wrong for a model (a float that is a scale, an integer
+that is an index, a count or a shape), so a run that fails is judged so:
 
-* if that run succeeds, the optimizations made a node that cannot run: refused;
-* if it fails too and every input is floating point with static dims (the inputs cannot be at
-  fault), the model cannot run: refused;
-* otherwise the inputs may be at fault: a warning on stderr, and the model is written.
+* run again with the graph optimizations off: if that succeeds, the optimizations made a node
+  that cannot run: refused;
+* run again on other valid values (floats and integers 1): if that succeeds, the model runs and
+  is verified;
+* if both fail at a node that depends on no input (only on the model's constants), or the model
+  has no inputs, no input can make it run: refused;
+* otherwise, and when the run is ended by the time limit or runs out of memory, the model is
+  written, verified by onnx.checker and by the session only, with one warning that says why and
+  names the inputs to give real values for (``ir2onnx run MODEL --input NAME=FILE.npy``).
+
+A model file over :data:`PROTO_BYTES` is not read a second time to trace what its inputs mean
+and which reach a node: its parameters are known by name only, and a failure is warned of.
 """
 from __future__ import annotations
 
@@ -26,13 +37,17 @@ import os
 import re
 import sys
 import threading
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
 from .errors import Ir2OnnxError, UnsupportedLayer
 
-RUN_SECONDS = 120  # the verifying inference is ended (with a warning) after this long
+RUN_SECONDS = 3.0         # the time limit of the verifying inference of a small model ...
+SECONDS_PER_GIB = 30.0    # ... plus this per GiB of the model (its weights are the work)
+MAX_RUN_SECONDS = 600.0   # the default never exceeds this
+PROTO_BYTES = 256 * 2**20  # a model file up to this size is read again to trace its inputs' meaning
 _NODE = re.compile(r"node with name '([^']*)'|[Nn]ame:\s*'([^']*)'|[Nn]ode[: ]+\(?'?([^'\s)]+)'?\)?")
 _NOISE = [  # (pattern, replacement) that shorten onnxruntime's messages to what failed
     (re.compile(r"\[ONNXRuntimeError\] : \d+ : \w+ : "), ""),
@@ -78,16 +93,43 @@ def _refuse(e: Exception, node_layers, what: str) -> None:
 _OPTIMIZED = "onnxruntime's default graph optimizations turn {at} into a node that the CPU provider {fails}"
 
 
+def default_timeout(nbytes: int) -> float:
+    """The default time limit of the verifying inference for a model of ``nbytes`` (file and
+    external data): :data:`RUN_SECONDS` + :data:`SECONDS_PER_GIB` per GiB, at most
+    :data:`MAX_RUN_SECONDS` (3 s for a small model, 33 s at 1 GiB, 123 s for 4 GiB)."""
+    return min(MAX_RUN_SECONDS, RUN_SECONDS + SECONDS_PER_GIB * nbytes / 2**30)
+
+
+def _model_bytes(model) -> int:
+    """The size of ``model`` (bytes, or a path and its external data files beside it)."""
+    if isinstance(model, bytes):
+        return len(model)
+    path = Path(model)
+    try:
+        return sum(p.stat().st_size for p in path.parent.iterdir()
+                   if p == path or p.name.startswith(path.name + "."))
+    except OSError:
+        return 0
+
+
+def check_timeout(timeout) -> None:
+    """A time limit must be a number of seconds > 0 (None: the default)."""
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0
+                                    and timeout == timeout and timeout != float("inf")):
+        raise Ir2OnnxError(f"the verification time limit must be a number of seconds > 0, got {timeout!r}")
+
+
 def verify_model(model: str | os.PathLike | bytes, node_layers: Mapping[str, object], opset: int,
-                 run: bool = True) -> None:
+                 run: bool = True, timeout: float | None = None) -> None:
     """Create an onnxruntime CPU session for ``model`` (a path or serialized bytes) and, unless
-    ``run`` is False, run it once on generated inputs; raise :class:`UnsupportedLayer` naming the
-    layer whose node it cannot run, or :class:`Ir2OnnxError` when no layer can be traced. Models
-    of an opset the installed onnxruntime cannot load are not verified (the converter has already
-    warned)."""
+    ``run`` is False, run it once on generated inputs within ``timeout`` seconds (None:
+    :func:`default_timeout`); raise :class:`UnsupportedLayer` naming the layer whose node it
+    cannot run, or :class:`Ir2OnnxError` when no layer can be traced. Models of an opset the
+    installed onnxruntime cannot load are not verified (the converter has already warned)."""
     from .runtime import sessions as runtime
     from .lowering.convert import max_opset
 
+    check_timeout(timeout)
     if opset > runtime.ort_max_opset(max_opset()):
         return
     try:
@@ -101,7 +143,8 @@ def verify_model(model: str | os.PathLike | bytes, node_layers: Mapping[str, obj
             _refuse(e, node_layers, "onnxruntime's CPU provider cannot run {at}")
         _refuse(e, node_layers, "onnxruntime's CPU provider cannot load the converted model")
     if run:
-        _run_once(runtime, sess, model, node_layers)
+        seconds = default_timeout(_model_bytes(model)) if timeout is None else float(timeout)
+        _Run(runtime, sess, model, node_layers, seconds).verify()
 
 
 def _works(make) -> bool:
@@ -112,60 +155,147 @@ def _works(make) -> bool:
         return False
 
 
-def _feeds(runtime, sess) -> dict | None:
-    """The inputs ``ir2onnx run`` generates, with integers 0 and booleans False: an index of 0 is
-    in range on any axis, and a Loop's trip count or condition taken from an input ends it at
-    once (a random one could run it without end)."""
-    try:
-        feeds = runtime.make_inputs(sess)
-    except Ir2OnnxError:  # inputs too large or of a type we cannot make: the session must do
-        return None
-    return {k: np.zeros_like(v) if v.dtype.kind in "biu" else v for k, v in feeds.items()}
+class _TimedOut(Exception):
+    """The verifying inference was ended by the watchdog."""
 
 
-def _timed_run(runtime, sess, feeds) -> None:
-    """One run, ended by onnxruntime (an Ir2OnnxError) when it takes over RUN_SECONDS."""
-    import onnxruntime as ort
+class _Run:
+    """The bounded verifying inference of one model and the judgement of a failure."""
 
-    options = ort.RunOptions()
-    timer = threading.Timer(RUN_SECONDS, lambda: setattr(options, "terminate", True))
-    timer.start()
-    try:
-        runtime.execute(sess, feeds, options)
-    finally:
-        timer.cancel()
+    def __init__(self, runtime, sess, model, node_layers, seconds: float):
+        self.runtime, self.sess, self.model = runtime, sess, model
+        self.node_layers, self.seconds = node_layers, seconds
+        self._proto = None
+
+    def proto(self):
+        """The ONNX model, weights left unread (for its inputs' meaning and its node graph)."""
+        import onnx
+
+        if self._proto is None:
+            self._proto = onnx.ModelProto()  # empty: nothing traced, failures only warned of
+            try:
+                size = len(self.model) if isinstance(self.model, bytes) else os.path.getsize(self.model)
+                if size <= PROTO_BYTES:
+                    self._proto = (onnx.ModelProto.FromString(self.model) if isinstance(self.model, bytes)
+                                   else onnx.load(str(self.model), load_external_data=False))
+            except Exception:  # the session loaded it: only our reading of it failed
+                pass
+        return self._proto
+
+    def feeds(self, ones: bool) -> dict | None:
+        """Generated inputs with the traced parameters valid: integers 0 (an index of 0 is in
+        range on any axis) or, with ``ones``, every plain float and integer 1 (a scale, a
+        count, a divisor); None when they would be too large to make."""
+        from .runtime.input_values import onnx_hints, role_by_name
+
+        try:
+            hints = onnx_hints(self.proto())
+        except Exception:
+            hints = {}
+        try:
+            feeds = self.runtime.make_inputs(self.sess, hints=hints)
+        except Ir2OnnxError:  # inputs too large or of a type we cannot make
+            return None
+        fill = np.ones_like if ones else np.zeros_like
+        return {k: v if (k in hints and hints[k].role) or role_by_name(k, v.shape) else
+                fill(v) if v.dtype.kind in "biu" or ones and v.dtype.kind == "f" else v
+                for k, v in feeds.items()}
+
+    def attempt(self, sess, feeds) -> Exception | None:
+        """One run ended by onnxruntime when it takes over ``seconds``: None when it succeeds,
+        else the exception (:class:`_TimedOut` for the time limit)."""
+        import onnxruntime as ort
+
+        options = ort.RunOptions()
+        timer = threading.Timer(self.seconds, lambda: setattr(options, "terminate", True))
+        timer.daemon = True
+        timer.start()
+        try:
+            self.runtime.execute(sess, feeds, options)
+            return None
+        except Ir2OnnxError as e:
+            return _TimedOut(str(e)) if "terminate flag" in str(e) else e
+        finally:
+            timer.cancel()
+
+    def verify(self) -> None:
+        feeds = self.feeds(ones=False)
+        if feeds is None:  # inputs over the limit: `run` and `check` say so when they need them
+            return None
+        failure = self.attempt(self.sess, feeds)
+        if failure is None:
+            return None
+        if isinstance(failure, _TimedOut):
+            return self.warn(f"one inference on generated inputs did not finish within {self.seconds:.3g} s "
+                             f"(--verify-timeout)", failure)
+        if "allocate memory" in str(failure):  # a model sized for a bigger machine than this one
+            return self.warn(f"one inference on generated inputs needs more memory than this machine "
+                             f"gives it ({_first_line(failure)})", failure)
+        try:
+            plain = self.runtime.session(self.model, "cpu", optimize=False, quiet=True)
+        except Exception:  # onnxruntime's own exception types: no verdict from this session
+            plain = None
+        if plain is not None and self.attempt(plain, feeds) is None:
+            _refuse(failure, self.node_layers, _OPTIMIZED.replace("{fails}", "fails to run"))
+        ones = self.feeds(ones=True)
+        again = self.attempt(self.sess, ones) if ones is not None else failure
+        if again is None:
+            return None  # the first values were wrong for the model; valid ones run it
+        node, _ = _layer_of(str(failure), self.node_layers)
+        given = self.inputs_upstream(node)
+        if not self.sess.get_inputs() or given == []:
+            _refuse(failure, self.node_layers, "onnxruntime's CPU provider fails to run {at} whatever the inputs")
+        return self.warn(f"one inference on generated inputs failed ({_first_line(failure)}) and "
+                         f"again on other valid values", failure, given)
+
+    def inputs_upstream(self, node: str | None) -> list[str] | None:
+        """The model inputs whose values reach the ONNX node ``node`` (or the nodes whose name it
+        starts with: onnxruntime's fused nodes), through the graph and into sub-graphs; None
+        when the node is not found."""
+        graph = self.proto().graph
+        if node is None:
+            return None
+        producers = {}
+        for n in graph.node:
+            for out in n.output:
+                producers[out] = n
+        targets = [n for n in graph.node if n.name == node] or [
+            n for n in graph.node if n.name and node.startswith(n.name)]
+        if not targets:
+            return None
+        inputs = {i.name for i in graph.input} - {t.name for t in graph.initializer}
+        found, seen, todo = set(), set(), [x for n in targets for x in _node_inputs(n)]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in inputs:
+                found.add(name)
+            elif name in producers:
+                todo += _node_inputs(producers[name])
+        return [i.name for i in graph.input if i.name in found]
+
+    def warn(self, why: str, failure, given: list[str] | None = None) -> None:
+        """The one warning of a model written without a verifying run."""
+        if given is None and failure is not None:
+            node, _ = _layer_of(str(failure), self.node_layers)
+            given = self.inputs_upstream(node)
+        names = given or [i.name for i in self.sess.get_inputs()]
+        node, layer = _layer_of(str(failure), self.node_layers) if failure is not None else (None, None)
+        where = f" at layer '{getattr(layer, 'name', layer)}'" if layer is not None else ""
+        ask = (f"; give real values for {', '.join(names[:8])}{' ...' if len(names) > 8 else ''} to "
+               f"check it (ir2onnx run MODEL --input NAME=FILE.npy)" if names else "")
+        print(f"ir2onnx: warning: not verified by an inference: {why}{where}; the model is written, "
+              f"verified by onnx.checker and an onnxruntime session{ask}", file=sys.stderr)
 
 
-def _run_once(runtime, sess, model, node_layers) -> None:
-    feeds = _feeds(runtime, sess)
-    if feeds is None:
-        return
-    try:
-        _timed_run(runtime, sess, feeds)
-        return
-    except Ir2OnnxError as e:
-        failure = e
-    if "terminate flag" in str(failure):
-        print(f"ir2onnx: warning: one inference on generated inputs did not finish within "
-              f"{RUN_SECONDS} s; the model is written unverified by a run", file=sys.stderr)
-        return
-    if "allocate memory" in str(failure):  # a model sized for a bigger machine than this one
-        print(f"ir2onnx: warning: one inference on generated inputs needs more memory than this "
-              f"machine gives it ({_first_line(failure)}); the model is written unverified by a run",
-              file=sys.stderr)
-        return
-    if _works(lambda: _timed_run(runtime, runtime.session(model, "cpu", optimize=False, quiet=True), feeds)):
-        _refuse(failure, node_layers, _OPTIMIZED.replace("{fails}", "fails to run"))
-    if _inputs_determined(sess):
-        _refuse(failure, node_layers, "onnxruntime's CPU provider fails to run {at}")
-    node, layer = _layer_of(str(failure), node_layers)
-    where = f"layer '{getattr(layer, 'name', layer)}'" if layer is not None else "the model"
-    print(f"ir2onnx: warning: one inference on generated inputs (dynamic dims 1, integers 0) "
-          f"failed at {where}, perhaps for the inputs' sake (`ir2onnx run --input` checks real "
-          f"ones): {_first_line(failure)}", file=sys.stderr)
-
-
-def _inputs_determined(sess) -> bool:
-    """Every input is floating point with static dims: generated values cannot be at fault."""
-    return all(i.type in ("tensor(float)", "tensor(float16)", "tensor(double)", "tensor(bfloat16)")
-               and all(isinstance(d, int) for d in i.shape) for i in sess.get_inputs())
+def _node_inputs(node) -> list[str]:
+    """A node's inputs, and the outer names its sub-graphs (If/Loop/Scan bodies) read."""
+    names = [x for x in node.input if x]
+    for attr in node.attribute:
+        for g in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+            made = {i.name for i in g.input} | {t.name for t in g.initializer}
+            made |= {o for n in g.node for o in n.output}
+            names += [x for n in g.node for x in _node_inputs(n) if x not in made]
+    return names

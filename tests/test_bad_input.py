@@ -1,12 +1,19 @@
 """Every kind of bad input: a one-line message on stderr, exit code 2, and no output file."""
 from __future__ import annotations
 
+import io
+import random
 import re
+import zipfile
 
 import numpy as np
+import onnx
 import pytest
 
 from ir2onnx.cli.main import main
+from ir2onnx.errors import Ir2OnnxError
+from ir2onnx.ir import limits
+from ir2onnx.runtime.array_files import read_npy, read_npz
 from ir2onnx.testing import IRWriter
 from util import convert_model
 
@@ -160,11 +167,14 @@ def test_parameter_shape_disagrees_with_port(capsys, tmp_path, good):
     _assert_refused(capsys, tmp_path, _edit(good, 'shape="?,3"', 'shape="?,3,5"'), "disagrees with its output port")
 
 
-def test_absurd_parameter_shape_is_not_generated(capsys, tmp_path):
-    xml = convert_model(tmp_path / "m.xml", shape=(100000, 100000, 100000))
-    code = main(["run", str(xml)])
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_absurd_parameter_shape_is_not_generated(capsys, tmp_path, command):
+    # 1.6e10 elements (under the element limit), 32 GB of f16: `check` allocated them (MemoryError)
+    xml = convert_model(tmp_path / "m.xml", shape=(40000, 40000, 10))
+    code = main([command, str(xml), "--no-openvino"][:2 if command == "run" else 3])
     err = capsys.readouterr().err.strip()
-    assert code == 2 and "would need" in err and len(err.splitlines()) == 1
+    assert code == 2 and "would need" in err and "over the limit of 4 GiB" in err, err
+    assert len(err.splitlines()) == 1, err
 
 
 def test_unknown_ir_version(capsys, tmp_path, good):
@@ -285,3 +295,218 @@ def test_no_result(capsys, tmp_path):
     x = w.parameter([2], "f32", "x")
     w.layer("Convert", "opset1", [x], {"destination_type": "f16"}, [("f16", (2,))])
     _assert_refused(capsys, tmp_path, w.save(tmp_path / "n.xml"), "has no Result layer")
+
+
+# -- issue 30's reproducers: each was an internal error (exit 3) or silently accepted ----------
+def _nested_if_xml(path, depth):
+    """If inside If, ``depth`` deep (then: the next If; else: x as it is), written by hand."""
+    param = ('<layer id="0" name="c" type="Parameter" version="opset1"><data shape="" element_type="boolean"/>'
+             '<output><port id="0" precision="BOOL" names="c"/></output></layer>'
+             '<layer id="1" name="x" type="Parameter" version="opset1"><data shape="2" element_type="f32"/>'
+             '<output><port id="0" precision="FP32" names="x"><dim>2</dim></port></output></layer>')
+    port = '<port id="0" precision="FP32"><dim>2</dim></port>'
+    leaf = (f'<layers>{param}<layer id="2" name="r" type="Result" version="opset1"><input>{port}</input>'
+            '</layer></layers><edges><edge from-layer="1" from-port="0" to-layer="2" to-port="0"/></edges>')
+
+    def net(k):
+        if k == 0:
+            return leaf
+        pm = ('<input external_port_id="1" internal_layer_id="0"/><input external_port_id="2" internal_layer_id="1"/>'
+              '<output external_port_id="3" internal_layer_id="{}"/>')
+        return (f'<layers>{param}<layer id="2" name="if{k}" type="If" version="opset8">'
+                f'<then_port_map>{pm.format(3 if k > 1 else 2)}</then_port_map><else_port_map>{pm.format(2)}</else_port_map>'
+                '<input><port id="0" precision="BOOL"/><port id="1" precision="BOOL"/>'
+                '<port id="2" precision="FP32"><dim>2</dim></port></input>'
+                '<output><port id="3" precision="FP32"><dim>2</dim></port></output>'
+                f'<then_body>{net(k - 1)}</then_body><else_body>{leaf}</else_body></layer>'
+                f'<layer id="3" name="r" type="Result" version="opset1"><input>{port}</input></layer></layers>'
+                '<edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>'
+                '<edge from-layer="0" from-port="0" to-layer="2" to-port="1"/>'
+                '<edge from-layer="1" from-port="0" to-layer="2" to-port="2"/>'
+                '<edge from-layer="2" from-port="3" to-layer="3" to-port="0"/></edges>')
+
+    path.write_text(f'<?xml version="1.0"?>\n<net name="nest" version="11">{net(depth)}</net>\n')
+    return path
+
+
+def _range_of_constants(tmp_path):
+    """Range(0, 3 * 2^56, 1) of i64 Consts: the stop Const's offset moved onto other bytes."""
+    w = IRWriter("rg")
+    big = w.const(np.array(3 * 2**56, np.int64), name="junk")
+    a, b, c = (w.const(np.array(v, np.int64), name=n) for v, n in ((0, "start"), (4, "stop"), (1, "step")))
+    w.result(w.layer("Range", "opset4", [a, b, c], {"output_type": "i64"}, [("i64", (None,))], out_names=["y"])[0])
+    w.result(w.layer("Convert", "opset1", [big], {"destination_type": "f32"}, [("f32", ())])[0])
+    xml = w.save(tmp_path / "rg.xml")
+    return _edit(xml, 'name="stop" type="Const" version="opset1"><data element_type="i64" shape="" offset="16"',
+                 'name="stop" type="Const" version="opset1"><data element_type="i64" shape="" offset="0"')
+
+
+def _parameter_result_without_precision(tmp_path):
+    w = IRWriter("pr")
+    w.result(w.parameter([2], "f32", "x"))
+    xml = w.save(tmp_path / "p.xml")
+    xml.write_text(xml.read_text().replace(' precision="FP32"', ""))
+    return xml
+
+
+def _npy_claiming(path, shape="(100000000000, 100000)"):
+    """A 200-byte .npy whose header declares ``shape`` of f4."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape
+    header = header.ljust(117) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(72))
+    return path
+
+
+def _npz(path, **members):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name + ".npy", data)
+    return path
+
+
+def _reader(make, *extra):
+    return lambda tmp_path, good: ["convert", str(make(tmp_path, good)), "-o", str(tmp_path / "out.onnx"), *extra]
+
+
+def _run(files=None, *extra, command="run"):
+    """``command`` on the good model, after ``files(tmp_path, good)`` wrote what it needs."""
+    def argv(tmp_path, good):
+        more = files(tmp_path, good) if files else []
+        return [command, str(good), *more, *extra] + (["--no-openvino", "--quiet"] if command == "check" else [])
+    return argv
+
+
+def _examples(data: bytes | None = None, make=None):
+    def files(tmp_path, good):
+        target = tmp_path / "m.inputs.npz"
+        target.write_bytes(data) if make is None else make(target, tmp_path)
+        return []
+    return files
+
+
+def _given(make):
+    return lambda tmp_path, good: ["--input", f"x={make(tmp_path)}"]
+
+
+def _write(name, data: bytes):
+    def make(tmp_path):
+        (tmp_path / name).write_bytes(data)
+        return tmp_path / name
+    return make
+
+
+def _fp64_port(tmp_path, good):
+    return _edit(good, '<output><port id="0" precision="FP16"><dim>2</dim>', '<output><port id="0" precision="FP64"><dim>2</dim>')
+
+
+EXIT_3_AND_SILENT = [  # (id, argv(tmp_path, good model), what the one line says)
+    ("const-version-unknown", _reader(lambda t, g: _edit(g, 'type="Const" version="opset1"', 'type="Const" version="opset99"')),
+     r"'const1' \(Const-opset99, id=1\): Const version 'opset99' is unknown \(known: opset1\)"),
+    ("const-version-missing", _reader(lambda t, g: _edit(g, 'type="Const" version="opset1"', 'type="Const"')),
+     r"Const has no version \(known: opset1\)"),
+    ("port-typed-against-const", _reader(_fp64_port), r"'const1'.*output port 0 is declared f64, but its element_type is f16"),
+    ("check-agrees-with-convert", _run(lambda t, g: _fp64_port(t, g) and [], command="check"),
+     r"'const1'.*output port 0 is declared f64, but its element_type is f16"),
+    ("range-of-absurd-constants", _reader(lambda t, g: _range_of_constants(t)),
+     r"'Range_\d+' \(Range-opset4.*216172782113783808 elements, over the limit of 68719476736 \(2\^36\)"),
+    ("if-nested-40", _reader(lambda t, g: _nested_if_xml(t / "n.xml", 40)), r"nested 17 bodies deep, over the limit of 16"),
+    ("if-nested-200", _reader(lambda t, g: _nested_if_xml(t / "n.xml", 200)), r"nested 17 bodies deep, over the limit of 16"),
+    ("port-dim-2^40", _reader(lambda t, g: _edit(_edit(g, 'shape="?,3"', f'shape="?,{2**40}"'), "<dim>3</dim>", f"<dim>{2**40}</dim>")),
+     r"'x' \(id=0\), port 0: dimension 1099511627776 is over the limit of 68719476736 \(2\^36\)"),
+    ("path-component-over-255-bytes", lambda t, g: ["convert", str(t / ("a" * 300) / "m.xml")], r"cannot use the path .*: File name too long"),
+    ("input-empty-npy", _run(_given(_write("e.npy", b""))), r"--input x '.*e\.npy' is an empty file \(0 bytes\), not a \.npy file"),
+    ("input-not-a-zip-npz", _run(_given(_write("e.npz", b"not a zip"))), r"is a text file, not a \.npy file"),
+    ("input-header-claims-huge", _run(_given(lambda t: _npy_claiming(t / "h.npy"))),
+     r"h\.npy': dimension 100000000000 is over the limit of 68719476736"),
+    ("input-header-claims-more-than-the-file", _run(_given(lambda t: _npy_claiming(t / "h.npy", "(200, 3)"))),
+     r"h\.npy': its header declares float32 \[200, 3\] \(2400 bytes\), but only 72 bytes"),
+    ("input-damaged-zip", _run(_given(_write("d.npz", b"PK\x03\x04" + bytes(40)))), r"d\.npz' is a damaged zip archive, not a \.npy file"),
+    ("examples-damaged-zip", _run(_examples(b"PK\x03\x04" + bytes(40))), r"m\.inputs\.npz' is a damaged \.npz"),
+    ("input-npz-for-npy", _run(_given(lambda t: _npz(t / "a.npz", x=b"") and t / "a.npz")),
+     r"'.*a\.npz' is an \.npz archive \(zip\) of arrays x, not a \.npy file"),
+    ("input-etc-passwd", _run(lambda t, g: ["--input", "x=/etc/passwd"]), r"'/etc/passwd' is a text file, not a \.npy file"),
+    ("examples-empty", _run(_examples(b"")), r"example inputs '.*m\.inputs\.npz' is an empty file \(0 bytes\), not an \.npz archive"),
+    ("examples-not-a-zip", _run(_examples(b"not a zip")), r"m\.inputs\.npz' is a text file, not an \.npz archive"),
+    ("examples-header-claims-huge", _run(_examples(make=lambda p, t: _npz(p, x=_npy_claiming(t / "h.npy").read_bytes()))),
+     r"member 'x\.npy': dimension 100000000000 is over the limit"),
+    ("examples-empty-check", _run(_examples(b""), command="check"), r"is an empty file \(0 bytes\), not an \.npz archive"),
+    ("seed-negative", _run(None, "--seed", "-1"), r"--seed must be >= 0, got -1"),
+    ("seed-negative-check", _run(None, "--seed", "-1", command="check"), r"--seed must be >= 0, got -1"),
+    ("check-shape-over-4-gib", _run(None, "--shape", "x=2000000000,3", command="check"),
+     r"input 'x' of shape \[2000000000, 3\] would need 11\.2 GiB, over the limit of 4 GiB"),
+    ("rtol-negative", _run(None, "--rtol", "-1", command="check"), r"rtol must be a finite number >= 0, got -1\.0"),
+    ("atol-nan", _run(None, "--atol", "nan", command="check"), r"atol must be a finite number >= 0, got nan"),
+    ("shape-contradicts-input", _run(lambda t, g: np.save(t / "x.npy", np.ones((2, 3), np.float16)) or
+                                     ["--input", f"x={t / 'x.npy'}"], "--shape", "x=5,3"),
+     r"input 'x' is given by --input \(shape \[2, 3\]\) and by --shape x=5,3"),
+    ("examples-member-not-an-input", _run(_examples(make=lambda p, t: _npz(p, nope=bytes(10**6)))),
+     r"m\.inputs\.npz' holds 'nope', which is not an input of the model \(inputs: x\)"),
+]
+
+
+@pytest.mark.parametrize("argv, pattern", [row[1:] for row in EXIT_3_AND_SILENT], ids=[row[0] for row in EXIT_3_AND_SILENT])
+def test_issue_30_reproducers_exit_2_with_one_line(capsys, tmp_path, good, argv, pattern):
+    args = argv(tmp_path, good)
+    code = main(args)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("ir2onnx: error: "), err
+    assert re.search(pattern, err), err
+    assert not (tmp_path / "out.onnx").exists()
+
+
+def test_npz_members_are_checked_from_the_zip_directory_before_reading(capsys, tmp_path, good, monkeypatch):
+    """A zip bomb (6 MB expanding to 6 GiB) is refused by the sizes its directory declares: here
+    a 2 MiB member against a limit lowered to 1 MiB, refused before it is decompressed."""
+    monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 2**20)
+    with zipfile.ZipFile(tmp_path / "m.inputs.npz", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("x.npy", bytes(2 * 2**20))  # not even a valid .npy: it must not be read
+    assert main(["run", str(good)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.search(r"m\.inputs\.npz' \(its members as declared\) would need 0\.0 GiB, over the limit", err), err
+
+
+def test_a_port_without_precision_takes_its_element_type(capsys, tmp_path):
+    # Regression: a Parameter (feeding a Result) whose port had no precision crashed the
+    # converter (AttributeError); the port takes the Parameter's element_type.
+    xml = _parameter_result_without_precision(tmp_path)
+    code, err = _run_convert(capsys, xml, tmp_path / "out.onnx")
+    assert code == 0, err
+    model = onnx.load(str(tmp_path / "out.onnx"))
+    assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+def test_shape_that_agrees_with_input_is_taken(capsys, tmp_path, good):
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float16))
+    assert main(["run", str(good), "--input", f"x={tmp_path / 'x.npy'}", "--shape", "x=2,3"]) == 0
+    assert "input x: shape [2, 3]" in capsys.readouterr().out
+
+
+def test_mutated_array_files_only_ever_raise_ir2onnx_errors(tmp_path):
+    """Seeded byte flips, truncations and insertions of a .npy and an .npz: each is read or
+    refused with an Ir2OnnxError (a fuzz of these readers found numpy's header parser raising
+    tokenize errors and zipfile raising zlib errors and NotImplementedError)."""
+    rng = random.Random(0)
+    sources = []
+    for save in (np.save, np.savez, np.savez_compressed):
+        buf = io.BytesIO()
+        save(buf, np.arange(24, dtype=np.float32).reshape(2, 3, 4)) if save is np.save else save(buf, x=np.ones((2, 3)))
+        sources.append(buf.getvalue())
+    for i in range(300):
+        data = bytearray(rng.choice(sources))
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(data) + 1)
+            op = rng.random()
+            if op < 0.5 and at < len(data):
+                data[at] = rng.randrange(256)
+            elif op < 0.75:
+                del data[at:]
+            else:
+                data[at:at] = rng.choice([b"\xff" * 8, b"999999)", b"(1,1,1,)", b"'<U1'"])
+        path = tmp_path / f"f{i}"
+        path.write_bytes(bytes(data))
+        for read in (lambda: read_npy(path, "f"), lambda: read_npz(path, ["x"], "f")):
+            try:
+                read()
+            except Ir2OnnxError as e:
+                assert "\n" not in str(e)

@@ -11,16 +11,9 @@ import ir2onnx
 from ir2onnx.api import convert
 from ir2onnx.errors import InvalidLayer
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx
 
-
-def _check(xml, feeds, expected=None):
-    got = run_onnx(xml, feeds)[0]
-    assert_bitexact(got, next(iter(evaluate(ir2onnx.load_ir(xml), feeds).values())), "onnxruntime vs oracle")
-    assert_bitexact(got, run_openvino(xml, feeds)[0], "onnxruntime vs OpenVINO")
-    if expected is not None:
-        assert_bitexact(got, expected, "onnxruntime vs numpy")
-    return got
+from util import bitexact_everywhere
 
 
 def _data(shape, dtype=np.float32):
@@ -48,7 +41,7 @@ def test_numpy(tmp_path, opset_ops, shape, target):
     x = ov_parameter(shape, np.float32, "x")
     xml = ov_save(tmp_path / "b.xml", opset_ops.broadcast(x, C(target)), [x])
     data = _data(shape)
-    _check(xml, {"x": data}, np.broadcast_to(data, target))
+    bitexact_everywhere(xml, {"x": data}, np.broadcast_to(data, target))
 
 
 @pytest.mark.parametrize("shape,target", [((3, 1), [2, 1, 4]), ((4, 1, 2), [3, 1]), ((2,), [1])])
@@ -56,7 +49,7 @@ def test_bidirectional(tmp_path, shape, target):
     x = ov_parameter(shape, np.int32, "x")
     xml = ov_save(tmp_path / "b.xml", ops.broadcast(x, C(target), broadcast_spec="bidirectional"), [x])
     data = _data(shape, np.int32)
-    _check(xml, {"x": data}, data * np.ones(target, np.int32))
+    bitexact_everywhere(xml, {"x": data}, data * np.ones(target, np.int32))
 
 
 @pytest.mark.parametrize("opset_ops", [ops1, ops])
@@ -67,7 +60,7 @@ def test_explicit(tmp_path, opset_ops, shape, target, axes):
     xml = ov_save(tmp_path / "b.xml", opset_ops.broadcast(x, C(target), C(axes), "explicit"), [x])
     data = _data(shape)
     placed = [shape[axes.index(i)] if i in axes else 1 for i in range(len(target))]
-    _check(xml, {"x": data}, np.broadcast_to(data.reshape(placed), target))
+    bitexact_everywhere(xml, {"x": data}, np.broadcast_to(data.reshape(placed), target))
 
 
 @pytest.mark.parametrize("mode", ["numpy", "bidirectional"])
@@ -76,7 +69,7 @@ def test_run_time_target(tmp_path, mode):
     x, like = ov_parameter([3, 1], np.float32, "x"), ov_parameter([None, 3, None], np.float32, "like")
     xml = ov_save(tmp_path / "b.xml", ops.broadcast(x, ops.shape_of(like), broadcast_spec=mode), [x, like])
     feeds = {"x": _data((3, 1)), "like": np.zeros((2, 3, 5), np.float32)}
-    _check(xml, feeds, np.broadcast_to(feeds["x"], (2, 3, 5)))
+    bitexact_everywhere(xml, feeds, np.broadcast_to(feeds["x"], (2, 3, 5)))
 
 
 def test_constant_folds(tmp_path):
@@ -84,7 +77,7 @@ def test_constant_folds(tmp_path):
     k = ops.broadcast(ops.constant(np.array([1, 2, 3], np.float32)), C([2, 3]))
     xml = ov_save(tmp_path / "f.xml", ops.add(x, k), [x])
     assert [n.op_type for n in convert(xml).graph.node] == ["Add", "Identity"]
-    _check(xml, {"x": _data((2, 3))})
+    bitexact_everywhere(xml, {"x": _data((2, 3))})
 
 
 @pytest.mark.parametrize("shape,repeats", [((2, 3), [2, 1]), ((2, 3), [3]), ((3,), [2, 2]), ((2, 1, 2), [1, 3, 2]),
@@ -93,14 +86,14 @@ def test_tile(tmp_path, shape, repeats):
     x = ov_parameter(shape, np.int64, "x")
     xml = ov_save(tmp_path / "t.xml", ops.tile(x, C(repeats)), [x])
     data = _data(shape, np.int64)
-    _check(xml, {"x": data}, np.tile(data, repeats))
+    bitexact_everywhere(xml, {"x": data}, np.tile(data, repeats))
 
 
 def test_tile_run_time_repeats(tmp_path):
     x, r = ov_parameter([2, 3], np.float32, "x"), ov_parameter([1], np.int32, "r")
     xml = ov_save(tmp_path / "t.xml", ops.tile(x, r), [x, r])
     feeds = {"x": _data((2, 3)), "r": np.array([3], np.int32)}
-    _check(xml, feeds, np.tile(feeds["x"], [1, 3]))
+    bitexact_everywhere(xml, feeds, np.tile(feeds["x"], [1, 3]))
 
 
 @pytest.mark.parametrize("version,mode,target,extra,match", [
@@ -163,4 +156,4 @@ def test_explicit_run_time_target_and_axes(tmp_path, opset_ops, which):
         feeds = {"x": data, **({"t": np.array(tgt, np.int32)} if t is not None else {}),
                  **({"a": np.array(ax, np.int32)} if a is not None else {})}
         placed = [shape[ax.index(i)] if i in ax else 1 for i in range(len(tgt))]
-        _check(xml, feeds, np.broadcast_to(data.reshape(placed), tgt))
+        bitexact_everywhere(xml, feeds, np.broadcast_to(data.reshape(placed), tgt))

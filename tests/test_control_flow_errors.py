@@ -2,31 +2,13 @@
 written (as tests/test_bad_input.py for the top level)."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 from ir2onnx.cli.main import main
 from ir2onnx.selftest.cases import ov_build
 from ir2onnx.selftest.control_flow import if_model, loop_model
-
-
-def _refused(capsys, tmp_path, xml, pattern):
-    out = tmp_path / "out.onnx"
-    code = main(["convert", str(xml), "-o", str(out)])
-    err = capsys.readouterr().err.strip()
-    assert code == 2, err
-    assert len(err.splitlines()) == 1 and err.startswith("ir2onnx: error: "), err
-    assert re.search(pattern, err), err
-    assert not out.exists()
-
-
-def _edit(xml, old, new):
-    text = xml.read_text()
-    assert old in text, old
-    xml.write_text(text.replace(old, new, 1))
-    return xml
+from util import assert_refused, edit_text
 
 
 @pytest.fixture
@@ -44,68 +26,46 @@ def test_the_unedited_models_convert(capsys, tmp_path, loop_xml, if_xml):
         assert main(["convert", str(xml), "-o", str(tmp_path / "ok.onnx")]) == 0
 
 
-def test_missing_body(capsys, tmp_path, loop_xml):
-    text = loop_xml.read_text().replace("<body>", "<corpse>").replace("</body>", "</corpse>")
-    loop_xml.write_text(text)
-    _refused(capsys, tmp_path, loop_xml, r"Loop_\d+.*has no <body>")
+# (model, [(old, new, count)], the refusal): each edit of the model OpenVINO wrote is refused with
+# one line that says what is wrong, naming the layer or the rule
+EDITS = {
+    "missing body": ("loop", [("<body>", "<corpse>", -1), ("</body>", "</corpse>", -1)], r"Loop_\d+.*has no <body>"),
+    "missing else_body": ("if", [("<else_body>", "<other>", -1), ("</else_body>", "</other>", -1)],
+                          r"has no <else_body>"),
+    "port map names a missing outer port": (
+        "loop", [('<input external_port_id="2"', '<input external_port_id="17"', 1)],
+        r"external port 17, which is not an input port"),
+    "port map names a missing body layer": (
+        "loop", [('external_port_id="2" internal_layer_id="0"', 'external_port_id="2" internal_layer_id="42"', 1)],
+        r"internal layer 42, which is not a Parameter of the body"),
+    "port map output to a non-Result": (
+        "loop", [('<output external_port_id="4" internal_layer_id="8"', '<output external_port_id="4" internal_layer_id="5"', 1)],
+        r"internal layer 5, which is not a Result"),
+    "port map bad number": ("loop", [('start="0" end="-1" stride="1"', 'start="zero" end="-1" stride="1"', 1)],
+                            r"port map start 'zero' is not an integer"),
+    "port map zero stride": ("loop", [('start="0" end="-1" stride="1"', 'start="0" end="-1" stride="0"', 1)], r"stride 0"),
+    "unfed body Parameter": ("loop", [('<input external_port_id="2" internal_layer_id="0" />', '', 1)],
+                             r"body Parameter .* is fed by no port map rule"),
+    "output port without a body Result": ("loop", [('<output external_port_id="4" internal_layer_id="8" />', '', 1)],
+                                          r"every output port exactly one body Result"),
+    "back edge into a non-Parameter": ("loop", [('<edge from-layer="8" to-layer="2" />', '<edge from-layer="8" to-layer="5" />', 1)],
+                                       r"back edge 8 -> 5 must go from a body Result to a body Parameter"),
+    "cycle inside a body": ("loop", [('<edge from-layer="2" from-port="0" to-layer="5" to-port="0" />',
+                                      '<edge from-layer="5" from-port="2" to-layer="5" to-port="0" />', 1)],
+                            r"cycle through layers 'Add_\d+'"),
+    "body edge to a missing layer": ("loop", [('<edge from-layer="6" from-port="0" to-layer="7" to-port="0" />',
+                                               '<edge from-layer="66" from-port="0" to-layer="7" to-port="0" />', 1)],
+                                     r"unknown layer id 66"),
+}
 
 
-def test_missing_else_body(capsys, tmp_path, if_xml):
-    text = if_xml.read_text().replace("<else_body>", "<other>").replace("</else_body>", "</other>")
-    if_xml.write_text(text)
-    _refused(capsys, tmp_path, if_xml, r"has no <else_body>")
-
-
-def test_port_map_names_a_missing_outer_port(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<input external_port_id="2"', '<input external_port_id="17"')
-    _refused(capsys, tmp_path, loop_xml, r"external port 17, which is not an input port")
-
-
-def test_port_map_names_a_missing_body_layer(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, 'external_port_id="2" internal_layer_id="0"', 'external_port_id="2" internal_layer_id="42"')
-    _refused(capsys, tmp_path, loop_xml, r"internal layer 42, which is not a Parameter of the body")
-
-
-def test_port_map_output_to_a_non_result(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<output external_port_id="4" internal_layer_id="8"', '<output external_port_id="4" internal_layer_id="5"')
-    _refused(capsys, tmp_path, loop_xml, r"internal layer 5, which is not a Result")
-
-
-def test_port_map_bad_number(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, 'start="0" end="-1" stride="1"', 'start="zero" end="-1" stride="1"')
-    _refused(capsys, tmp_path, loop_xml, r"port map start 'zero' is not an integer")
-
-
-def test_port_map_zero_stride(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, 'start="0" end="-1" stride="1"', 'start="0" end="-1" stride="0"')
-    _refused(capsys, tmp_path, loop_xml, r"stride 0")
-
-
-def test_unfed_body_parameter(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<input external_port_id="2" internal_layer_id="0" />', '')
-    _refused(capsys, tmp_path, loop_xml, r"body Parameter .* is fed by no port map rule")
-
-
-def test_output_port_without_a_body_result(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<output external_port_id="4" internal_layer_id="8" />', '')
-    _refused(capsys, tmp_path, loop_xml, r"every output port exactly one body Result")
-
-
-def test_back_edge_into_a_non_parameter(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<edge from-layer="8" to-layer="2" />', '<edge from-layer="8" to-layer="5" />')
-    _refused(capsys, tmp_path, loop_xml, r"back edge 8 -> 5 must go from a body Result to a body Parameter")
-
-
-def test_cycle_inside_a_body(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<edge from-layer="2" from-port="0" to-layer="5" to-port="0" />',
-          '<edge from-layer="5" from-port="2" to-layer="5" to-port="0" />')
-    _refused(capsys, tmp_path, loop_xml, r"cycle through layers 'Add_\d+'")
-
-
-def test_body_edge_to_a_missing_layer(capsys, tmp_path, loop_xml):
-    _edit(loop_xml, '<edge from-layer="6" from-port="0" to-layer="7" to-port="0" />',
-          '<edge from-layer="66" from-port="0" to-layer="7" to-port="0" />')
-    _refused(capsys, tmp_path, loop_xml, r"unknown layer id 66")
+@pytest.mark.parametrize("case", list(EDITS))
+def test_an_edited_sub_graph_isassert_refused(capsys, tmp_path, request, case):
+    model, edits, refusal = EDITS[case]
+    xml = request.getfixturevalue(f"{model}_xml")
+    for old, new, count in edits:
+        edit_text(xml, old, new, count)
+    assert_refused(capsys, tmp_path, xml, refusal)
 
 
 def test_a_body_on_a_layer_that_takes_none(capsys, tmp_path, if_xml):
@@ -113,7 +73,7 @@ def test_a_body_on_a_layer_that_takes_none(capsys, tmp_path, if_xml):
     at = text.index('type="Negative"')
     end = text.index("</layer>", at)
     if_xml.write_text(text[:end] + "<body><layers/><edges/></body>" + text[end:])
-    _refused(capsys, tmp_path, if_xml, r"has a <body>, but Negative takes no sub-graph")
+    assert_refused(capsys, tmp_path, if_xml, r"has a <body>, but Negative takes no sub-graph")
 
 
 def test_body_port_that_disagrees_with_its_producer(capsys, tmp_path, loop_xml):
@@ -122,7 +82,7 @@ def test_body_port_that_disagrees_with_its_producer(capsys, tmp_path, loop_xml):
     at = text.index('type="Result"', body)
     dim = text.index("<dim>3</dim>", at)
     loop_xml.write_text(text[:dim] + "<dim>7</dim>" + text[dim + len("<dim>3</dim>"):])
-    _refused(capsys, tmp_path, loop_xml, r"Result_\d+.*input port 0 declares dims \[1,7\]")
+    assert_refused(capsys, tmp_path, loop_xml, r"Result_\d+.*input port 0 declares dims \[1,7\]")
 
 
 def test_execution_condition_that_is_not_boolean(capsys, tmp_path):
@@ -148,4 +108,4 @@ def test_execution_condition_that_is_not_boolean(capsys, tmp_path):
     path = tmp_path / "m.xml"
     path.write_text(xml)
     (tmp_path / "m.bin").write_bytes(bytes(w.bin))
-    _refused(capsys, tmp_path, path, r"Loop.*execution condition must be one boolean, the body gives f32")
+    assert_refused(capsys, tmp_path, path, r"Loop.*execution condition must be one boolean, the body gives f32")

@@ -171,7 +171,7 @@ def test_bad_input_exits_2(tmp_path, capsys):
         "must be float32": [str(xml), "--input", f"x={tmp_path / 'x64.npy'}"],
         "no input 'z'": [str(xml), "--shape", "z=1,2"],
         "does not fit": [str(xml), "--shape", "x=4,3"],
-        "must end in .json or .md": [str(xml), "--report", str(tmp_path / "r.txt")],
+        "must end in .json, .md or .html": [str(xml), "--report", str(tmp_path / "r.txt")],
     }
     for needle, args in cases.items():
         assert main(["check", *args]) == 2, needle

@@ -143,3 +143,24 @@ def test_bert_at_a_given_shape_runs_finite(capsys):
     assert "NaN" not in captured.err
     feeds, _ = make_feeds(ir2onnx.load_ir(bert), shapes={"input_ids": (2, 7)})  # check's feeds
     assert feeds["attention_mask"].shape == (2, 7) and feeds["input_ids"].shape == (2, 7)
+
+
+def test_operation_parameters_get_values_valid_for_any_model(tmp_path):
+    """Inputs traced to a Range's start/stop/step and to an Interpolate's scales get 0, 4, 1 and
+    ones (random normal scales made Resize fail: "Scale value should be greater than 0")."""
+    from ir2onnx.ir.reader import load_ir
+    from ir2onnx.runtime.input_values import ROLES
+
+    start, stop, step = (ov_parameter([], np.int64, n) for n in ("a", "b", "c"))
+    x, scales = ov_parameter([1, 1, 2, 2], name="x"), ov_parameter([2], name="s")
+    r = ops.range(start, stop, step, "i64")
+    y = ops.interpolate(x, scales, "linear", "scales", axes=ops.constant(np.array([2, 3], np.int64)))
+    graph = load_ir(ov_save(tmp_path / "p.xml", [r, y], [start, stop, step, x, scales]))
+    hints = ir_hints(graph)
+    assert {k: h.role for k, h in hints.items()} == {"a": "start", "b": "limit", "c": "delta", "s": "scale"}
+    rng = np.random.default_rng(0)
+    assert [generate(n, (), np.int64, rng, hints[n])[0] for n in "abc"] == [0, 4, 1]
+    value, how = generate("s", (2,), np.float32, rng, hints["s"])
+    assert value.tolist() == [1.0, 1.0] and how == ROLES["scale"][1]
+    assert generate("limit", (), np.int32, rng, None)[0] == 4  # by name: a Range expanded into a Loop
+    assert generate("limit", (3,), np.int32, rng, None)[1] == "random"  # not one element: not a limit

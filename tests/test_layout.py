@@ -215,6 +215,84 @@ def test_no_module_is_dead(package):
     assert inside <= reachable, f"modules nothing imports: {sorted(inside - reachable)}"
 
 
+# -- the house by role (CONTRIBUTING.md) --------------------------------------------------------
+def test_the_top_of_the_package_holds_at_most_ten_modules():
+    """Everything else lives in the sub-package of its role (ir/, lowering/, ops/, oracles/,
+    runtime/, llm/, harness/, cli/, selftest/, testing/)."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 10, f"{len(top)} modules beside the sub-packages: {top}"
+
+
+# The layers, lowest first: a module imports its own layer and those below it. CONTRIBUTING.md
+# draws the same picture and names the one arrow back up.
+LAYERS = [
+    ("ir2onnx.errors", "ir2onnx.version"),
+    ("ir2onnx.ir",),
+    ("ir2onnx.oracles",),
+    ("ir2onnx.lowering", "ir2onnx.ops"),
+    ("ir2onnx.runtime",),
+    ("ir2onnx.writer", "ir2onnx.verify", "ir2onnx.rename"),
+    ("ir2onnx.llm",),
+    ("ir2onnx.api",),
+    ("ir2onnx.inference", "ir2onnx.harness"),
+    ("ir2onnx.testing",),
+    ("ir2onnx.selftest", "ir2onnx.support"),
+    ("ir2onnx.cli", "ir2onnx.__main__", "ir2onnx"),
+]
+# the converter asks onnxruntime which opsets it loads (runtime/sessions.py: ort_max_opset), so
+# that it never writes a model the installed onnxruntime cannot load
+UPWARD = {("ir2onnx.lowering.convert", "ir2onnx.runtime.sessions")}
+
+
+def layer_of(module: str) -> int:
+    found = [(len(name), i) for i, names in enumerate(LAYERS) for name in names
+             if module == name or module.startswith(name + ".")]
+    assert found, f"{module} is in no layer of tests/test_layout.py's LAYERS"
+    return max(found)[1]
+
+
+def test_layers_import_downward_only():
+    up = sorted(f"{m} -> {t} ({MODULES[m].relative_to(ROOT)}:{line})" for m, ts in EDGES.items()
+                for t, line in ts.items() if layer_of(t) > layer_of(m) and (m, t) not in UPWARD)
+    assert not up, "imports from a lower layer up to a higher one: " + "; ".join(up)
+    assert all(layer_of(t) > layer_of(m) and t in EDGES[m] for m, t in UPWARD), "UPWARD lists an arrow that is gone"
+
+
+def _callers_of_precision_apply() -> set[str]:
+    callers = set()
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        as_module, as_function = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                origin = (node.module or "").rpartition(".")[2]
+                for a in node.names:
+                    if a.name == "precision":
+                        as_module.add(a.asname or a.name)
+                    elif origin == "precision" and a.name == "apply":
+                        as_function.add(a.asname or a.name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if (isinstance(f, ast.Name) and f.id in as_function) or (
+                        isinstance(f, ast.Attribute) and f.attr == "apply" and isinstance(f.value, ast.Name)
+                        and f.value.id in as_module):
+                    callers.add(name)
+    return callers
+
+
+def test_the_precision_is_applied_in_one_place():
+    """The graph records its precision (Graph.precision); every other module reads that."""
+    assert _callers_of_precision_apply() == {"ir2onnx.lowering.convert"}
+
+
+def test_the_oracle_interpreter_is_reached_through_its_package():
+    """Names come from ir/names.py; outside oracles/, the interpreter is ir2onnx.oracles.evaluate."""
+    outside = sorted(m for m, ts in EDGES.items() if "ir2onnx.oracles.interpreter" in ts
+                     and not m.startswith("ir2onnx.oracles"))
+    assert not outside, f"modules outside oracles/ that import oracles/interpreter.py: {outside}"
+
+
 if __name__ == "__main__":  # python tests/test_layout.py: print the import graph's circles, if any
     found = find_circle(EDGES)
     print(describe(found, MODULES, EDGES) if found else "no import circle")

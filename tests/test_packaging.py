@@ -44,6 +44,7 @@ def test_installed_package_and_checkout_root(tmp_path):
     """One test, so that parallel workers never build in the checkout at the same time."""
     site = _wheel(tmp_path)
     assert (site / "ir2onnx" / "_opsets" / "Reshape.json").is_file()
+    assert (site / "ir2onnx" / "harness" / "report.schema.json").is_file()  # check's JSON report schema
     assert Path(_run(tmp_path, site)).is_relative_to(site)
     # `cd <repo> && python -c "import ir2onnx; ..."` imports the checkout's package, which has no
     # ir2onnx/_opsets: it must read opsets/ beside it (benchmarks/ and samples/ scripts too).

@@ -246,9 +246,22 @@ def test_the_pass_leaves_the_callers_graph_alone(tmp_path):
     before = [(l.id, [p.etype.name for p in l.inputs + l.outputs], list(l.sources)) for l in graph.order]
     after = precision.apply(graph, "f32")
     assert [(l.id, [p.etype.name for p in l.inputs + l.outputs], list(l.sources)) for l in graph.order] == before
-    assert precision.apply(graph, "ir") is graph
+    literal = precision.apply(graph, "ir")
+    assert literal.order is graph.order and literal.precision == "ir" and graph.precision is None
     assert {l.type for l in after.order} - {l.type for l in graph.order} == {"Convert"}
     assert after.parameters[0].attrs["element_type"].name == "f32"
+
+
+def test_the_graph_records_its_precision_and_is_transformed_once(tmp_path):
+    """The mode travels with the graph: applying it again changes nothing, another is refused, and
+    the converter converts a transformed graph at its own precision."""
+    graph = ir2onnx.load_ir(_mo_fp16(tmp_path / "mo.xml"))
+    f16 = precision.apply(graph, "f16")
+    assert f16.precision == "f16" and precision.apply(f16, "f16") is f16
+    with pytest.raises(Ir2OnnxError, match="already computed in f16"):
+        precision.apply(f16, "f32")
+    model = ir2onnx.convert(f16, precision="f16")
+    assert _node_input_types(model, "Conv") == [TensorProto.FLOAT16]
 
 
 def test_bad_precision_is_refused(tmp_path):

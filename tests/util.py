@@ -1,6 +1,7 @@
 """Small IR models and checks shared by several test modules."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +9,7 @@ import openvino as ov
 import openvino.opset15 as ops
 
 import ir2onnx
+from ir2onnx.cli.main import main as cli_main
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, assert_bitexact, ov_save, run_onnx, run_openvino
 
@@ -175,3 +177,48 @@ def optimized_nodes(model, path, accuracy_level: str | None = "0") -> list:
         opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", accuracy_level)
     ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     return list(onnx.load(str(path)).graph.node)
+
+
+def edit_text(path: Path, old: str, new: str, count: int = 1) -> Path:
+    """Replace ``old`` (which must be there) by ``new`` in the file, ``count`` times (-1: all)."""
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, count))
+    return path
+
+
+def assert_refused(capsys, tmp_path, xml, pattern: str, *extra: str) -> str:
+    """``ir2onnx convert XML -o tmp_path/out.onnx EXTRA...`` exits 2 with one line on stderr that
+    matches ``pattern``, no traceback, no output and no temp left; returns the line."""
+    out = tmp_path / "out.onnx"
+    code = cli_main(["convert", str(xml), "-o", str(out), *extra])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("ir2onnx: error: "), err
+    assert "Traceback" not in err
+    assert re.search(pattern, err), err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []  # no temp left
+    return err
+
+
+def onnx_node_case(module: str, name: str, folder: Path):
+    """The ONNX backend node test ``name`` (defined in ``onnx.backend.test.case.node.<module>``)
+    as an IR that OpenVINO reads and saves (``read_model`` -> ``save_model``, weights as they
+    are): ``(xml, {input name: array}, [expected outputs], (rtol, atol))``."""
+    import importlib
+
+    import onnx.backend.test.case.node as cases
+    from onnx import numpy_helper
+
+    importlib.import_module(f"onnx.backend.test.case.node.{module}")  # its cases are made on import
+    case = next(c for c in cases._NodeTestCases if c.name == name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.onnx").write_bytes(case.model.SerializeToString())
+    xml = folder / "model.xml"
+    ov.save_model(ov.Core().read_model(str(folder / "model.onnx")), str(xml), compress_to_fp16=False)
+    inits = {t.name for t in case.model.graph.initializer}
+    names = [i.name for i in case.model.graph.input if i.name not in inits]
+    feeds, expected = case.data_sets[0]
+    arrays = [np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else numpy_helper.to_array(a) for a in feeds]
+    return xml, dict(zip(names, arrays)), list(expected), (case.rtol, case.atol)

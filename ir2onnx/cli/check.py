@@ -8,8 +8,9 @@ from pathlib import Path
 from ..errors import Ir2OnnxError
 from ..harness.check import check
 from ..harness.oracle_budget import DEFAULT_BUDGET
+from ..harness.html_report import require_matplotlib
+from ..harness.report import REPORT_SUFFIXES, format_text, write_report
 from ..harness.rules import SCORE_THRESHOLD
-from ..harness.report import format_text, write_report
 from .feeds import add_feed_args, add_precision_arg, parse_feeds
 from .paths import model_xml, os_errors, writable
 
@@ -36,14 +37,17 @@ def add_command(sub) -> None:
                     "table so far.",
         epilog="example:\n  ir2onnx check model.xml\n"
                "  ir2onnx check model.xml --shape x=2,3,8,8 --provider all --report check.md\n"
+               "  ir2onnx check detector.xml --input data=frame.npy --report check.html\n"
+               "  ir2onnx check model-int8.xml --layers\n"
                "  ir2onnx check models/ --jobs 2 --report zoo.json",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", nargs="+", help="the IR .xml file; several, a directory (every IR under it) "
                                             "or a glob ('zoo/*/FP16/*.xml') for a summary table")
     p.add_argument("-w", "--weights", help="the .bin file (default: the .xml's stem + .bin)")
     add_feed_args(p)
-    p.add_argument("--provider", choices=["cpu", "cuda", "all"], default="cpu",
-                   help="onnxruntime provider(s): all = every available one (default cpu)")
+    p.add_argument("--provider", choices=["cpu", "cuda", "openvino", "all"], default="cpu",
+                   help="onnxruntime provider(s): all = cpu and cuda where available; openvino = "
+                        "onnxruntime-openvino's OpenVINO provider, by name only (default cpu)")
     p.add_argument("--rtol", type=float, help="relative tolerance for float outputs (integers stay exact)")
     p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
@@ -53,15 +57,23 @@ def add_command(sub) -> None:
     p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
                    help="skip the oracle, saying so, when the model needs more than N multiply-adds "
                         f"and elements (estimated from the graph; default {DEFAULT_BUDGET:g}, "
-                        "about 1-2 minutes on one core; inf: never skip)")
+                        "1-3 minutes of oracle time on a CNN; inf: never skip)")
     p.add_argument("--score-threshold", type=float, default=SCORE_THRESHOLD, metavar="S",
                    help="detections: compare the rows scoring above S, matched box to box "
                         f"(default {SCORE_THRESHOLD:g})")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                    help="several models: check N at once, each in its own process (default 1)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    p.add_argument("--report", metavar="OUT.json|OUT.md", help="also write a JSON or Markdown report "
-                                                               "(several models: one for all)")
+    p.add_argument("--report", metavar="OUT.json|OUT.md|OUT.html",
+                   help="also write a report: JSON (schema: docs/check.md), Markdown, or one self-contained "
+                        "HTML page with an error histogram and an onnxruntime-vs-OpenVINO scatter per "
+                        "output and each backend's detection boxes drawn on an image input (needs "
+                        "matplotlib: pip install 'ir2onnx[report]'); several models: one JSON or "
+                        "Markdown report for all")
+    p.add_argument("--layers", action="store_true",
+                   help="also compare every layer's output of the converted model (onnxruntime) with "
+                        "OpenVINO's, in graph order, and name the first layer beyond tolerance and the "
+                        "growth after it (in the reports too; does not change the verdict)")
     p.set_defaults(func=cmd_check)
 
 
@@ -71,15 +83,20 @@ def cmd_check(args) -> int:
     given, shapes = parse_feeds(args)
     if not 0 <= args.score_threshold < 1:
         raise Ir2OnnxError(f"--score-threshold must be in [0, 1), got {args.score_threshold:g}")
-    if args.report and Path(args.report).suffix.lower() not in (".json", ".md"):
-        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json or .md")
+    if args.report and Path(args.report).suffix.lower() not in REPORT_SUFFIXES:
+        raise Ir2OnnxError(f"--report '{args.report}': the name must end in .json, .md or .html")
+    batch = is_batch(args.model)
+    if batch and args.report and Path(args.report).suffix.lower() == ".html":
+        raise Ir2OnnxError(f"--report '{args.report}': several models take one .json or .md report")
+    if args.report and Path(args.report).suffix.lower() == ".html":
+        require_matplotlib()  # before the check, not after it
     if args.report:
         writable(Path(args.report), "--report file")  # before the check, not after it
     options = dict(inputs=given, shapes=shapes, providers=args.provider, rtol=args.rtol, atol=args.atol,
                    seed=args.seed, opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
                    isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
-                   score_threshold=args.score_threshold)
-    if is_batch(args.model):
+                   score_threshold=args.score_threshold, layers=args.layers)
+    if batch:
         from . import check_batch
 
         if args.weights:

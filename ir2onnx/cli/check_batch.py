@@ -124,8 +124,10 @@ def write(rows: list[Row], path: str, interrupted: bool) -> None:
         models = [{"model": r.model, "verdict": r.verdict, "seconds": round(r.seconds, 3),
                    "backends_compared": r.compared, "worst_error": r.worst, "rules": r.rules,
                    "why": r.why, "check": r.report} for r in rows]
-        text = json.dumps({"ok": all(r.verdict == "PASS" for r in rows), "interrupted": interrupted,
-                           "models": models}, indent=1)
+        from ..harness.report import _finite  # JSON has no inf/nan
+
+        text = json.dumps(_finite({"ok": all(r.verdict == "PASS" for r in rows), "interrupted": interrupted,
+                                   "models": models}), indent=1)
     else:
         text = "# ir2onnx check of " + str(len(rows)) + " model(s)\n\n```\n" + table(rows, interrupted) + "\n```\n"
         text += "".join(f"\n---\n\n{r.markdown}" for r in rows if r.markdown)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from ..runtime.array_files import read_npy
 
 
 def add_feed_args(p) -> None:
@@ -23,11 +24,16 @@ def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]
         name, sep, path = item.partition("=")
         if not sep or not name:
             raise Ir2OnnxError(f"--input '{item}': expected NAME=FILE.npy")
-        try:
-            given[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise Ir2OnnxError(f"--input {name}: cannot read '{path}': {e}") from None
-    return given, parse_shapes(args.shape)
+        given[name] = read_npy(path, f"--input {name} '{path}'")
+    if args.seed < 0:
+        raise Ir2OnnxError(f"--seed must be >= 0, got {args.seed}")
+    shapes = parse_shapes(args.shape)
+    for name in set(given) & set(shapes):  # reconciled when they agree, refused when they do not
+        if tuple(given[name].shape) != shapes[name]:
+            raise Ir2OnnxError(f"input '{name}' is given by --input (shape {list(given[name].shape)}) "
+                               f"and by --shape {name}={','.join(map(str, shapes[name]))}: the file's "
+                               f"shape is the input's shape, give one of them")
+    return given, shapes
 
 
 def parse_shapes(items: list[str]) -> dict[str, tuple[int, ...]]:

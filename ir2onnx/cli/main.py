@@ -13,6 +13,8 @@ import numpy as np
 from ..errors import Ir2OnnxError
 from . import check as check_command, selftest as selftest_command
 from .feeds import add_feed_args, add_precision_arg, parse_feeds, parse_shapes
+from .paths import lookable
+from ..verify import check_timeout
 from ..version import __version__
 
 EXIT_BAD_INPUT = 2
@@ -55,6 +57,10 @@ def _add_convert(sub) -> None:
                    help="do not verify the file by creating an onnxruntime CPU session and "
                         "running it once on generated inputs (for very large models: the session "
                         "loads every weight)")
+    p.add_argument("--verify-timeout", type=float, default=None, metavar="SECONDS",
+                   help="end the verifying inference after SECONDS (default: 3 s plus 30 s per GiB "
+                        "of the model, at most 600); a model whose run is ended is written with a "
+                        "warning, verified by onnx.checker and the session only")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
                    help="fix the dims of input NAME, e.g. x=1,3,224,224 (repeatable; for a model "
                         "deployed at one shape: the dims propagate and shape arithmetic folds)")
@@ -88,8 +94,9 @@ def _add_run(sub) -> None:
     p.add_argument("model", help="a .onnx file, or an IR .xml file")
     p.add_argument("-w", "--weights", help="the .bin file of an IR model")
     add_feed_args(p)
-    p.add_argument("--provider", choices=["cpu", "cuda"], default="cpu",
-                   help="onnxruntime execution provider (default cpu)")
+    p.add_argument("--provider", choices=["cpu", "cuda", "openvino"], default="cpu",
+                   help="onnxruntime execution provider (default cpu; openvino: onnxruntime-openvino's "
+                        "OpenVINO provider on its CPU device, docs/providers.md)")
     add_precision_arg(p)
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",
@@ -140,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_convert(args) -> int:
     from .batch import is_batch
 
+    check_timeout(args.verify_timeout)
+
     if is_batch(args.model):
         return _convert_many(args)
     from ..api import load_ir, write
@@ -175,7 +184,8 @@ def cmd_convert(args) -> int:
         return 0
     with os_errors(f"write '{out}'", name_file=False):
         _, converted = write(graph, out, opset=args.opset, external_data=True if args.external_data else None,
-                             verify=not args.no_verify, quantized=args.quantized,
+                             verify=not args.no_verify, verify_timeout=args.verify_timeout,
+                             quantized=args.quantized,
                              compressed_weights=args.compressed_weights, summary=summary, rename=rename,
                              precision=args.precision, shapes=parse_shapes(args.shape))
     if args.quiet:
@@ -210,7 +220,7 @@ def _convert_many(args) -> int:
         raise Ir2OnnxError(f"--jobs must be at least 1, got {args.jobs}")
     jobs = jobs_for(args.model, args.output)
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
-                   verify=not args.no_verify, quantized=args.quantized,
+                   verify=not args.no_verify, verify_timeout=args.verify_timeout, quantized=args.quantized,
                    compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),
                    shapes=parse_shapes(args.shape))
     outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
@@ -317,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        lookable(getattr(args, "model", None), getattr(args, "weights", None))
         return args.func(args)
     except Ir2OnnxError as e:
         print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)

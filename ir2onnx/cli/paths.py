@@ -19,6 +19,23 @@ from pathlib import Path
 from ..errors import Ir2OnnxError
 
 
+def lookable(*args) -> None:
+    """Every given input path (strings, lists of them, None) can at least be looked up: a name the
+    OS refuses outright (a component over 255 bytes, ENAMETOOLONG) is bad input, said once here
+    rather than by whichever ``is_dir()`` meets it first. A path that does not exist is left to
+    the command, which names it in its own words."""
+    for arg in args:
+        for path in ([] if arg is None else arg if isinstance(arg, list) else [arg]):
+            try:
+                os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            except OSError as e:
+                raise Ir2OnnxError(f"cannot use the path '{path}': {e.strerror}") from None
+            except ValueError as e:  # an embedded NUL byte
+                raise Ir2OnnxError(f"cannot use the path {path!r}: {e}") from None
+
+
 def ir_files(directory: Path) -> list[Path]:
     """The IR .xml files under ``directory`` (recursively, sorted), hidden folders left out."""
     found = []

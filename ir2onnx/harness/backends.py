@@ -36,7 +36,8 @@ def provider_status(provider: str) -> tuple[bool, str]:
     from ..runtime import sessions as runtime
 
     if provider not in runtime.available_providers():
-        return False, f"onnxruntime has no {runtime.PROVIDERS.get(provider, provider)}"
+        return False, (f"onnxruntime has no {runtime.PROVIDERS.get(provider, provider)} "
+                       f"({runtime.install_hint(provider)})")
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
     graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
@@ -49,16 +50,17 @@ def provider_status(provider: str) -> tuple[bool, str]:
 
 
 def resolve_providers(providers) -> tuple[list[str], list[BackendRun]]:
-    """``"cpu" | "cuda" | "all"`` or a list of them -> (providers to run, unavailable ones).
+    """``"cpu" | "cuda" | "openvino" | "all"`` or a list of them -> (providers to run, unavailable
+    ones). ``all`` is cpu and cuda (``openvino`` replaces the onnxruntime package: by name only).
 
     A provider asked for by name that cannot run is an error; ``all`` lists it as unavailable.
     """
-    from ..runtime.sessions import PROVIDERS
+    from ..runtime.sessions import HARDWARE, PROVIDERS
 
     asked = [providers] if isinstance(providers, str) else list(providers)
     run, missing = [], []
     for p in asked:
-        for name in (PROVIDERS if p == "all" else [p]):
+        for name in (HARDWARE if p == "all" else [p]):
             if name not in PROVIDERS:
                 raise Ir2OnnxError(f"unknown provider '{name}': choose {', '.join(PROVIDERS)} or all")
             usable, why = provider_status(name)
@@ -78,9 +80,10 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
     from ..runtime.input_values import generate, ir_hints, shared_dims
     from ..ir.names import input_name, parameters
-    from ..runtime.sessions import random_array
+    from ..runtime.sessions import check_feed_request, check_generated_size, random_array
 
     given, shapes = dict(given or {}), dict(shapes or {})
+    check_feed_request(given, shapes, seed)
     params = {input_name(p): p for p in parameters(graph)}
     for name in list(given) + list(shapes):
         if name not in params:
@@ -109,6 +112,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
                 raise Ir2OnnxError(f"input '{name}' has a dynamic rank: give its shape with --shape")
             else:
                 shape = tuple(1 if d is None else d for d in declared)
+            check_generated_size(name, shape, etype.numpy)
             value, how = generate(name, shape, etype.numpy, rng, hints.get(name))
             feeds[name] = np.asarray(random_array(shape, etype.numpy, rng) if value is None else value)
             origin[name] = f"{how} (seed {seed})" if how.startswith("random") else how
@@ -146,7 +150,7 @@ OPENVINO_EXACT = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP
                   "KV_CACHE_PRECISION": "f32"}
 
 
-def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
+def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndarray]:
     """OpenVINO's CPU plugin at f32 inference precision, without the dynamic quantization of
     activations it applies by default to MatMuls with compressed weights (which makes them differ
     from the model by ~5e-3 relative), and with its KV cache kept in f32 (``KV_CACHE_PRECISION``:
@@ -155,8 +159,8 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir
     every step or one per step.
 
     ``graph`` is the precision-transformed graph the converted model was made from (its
-    ``xml_path`` is the IR OpenVINO reads); ``precision`` says how it was transformed (the child
-    process re-reads the IR and transforms it again). Float feeds are given to OpenVINO in the
+    ``xml_path`` is the IR OpenVINO reads; ``graph.precision`` says how it was transformed: the child
+    process re-reads the IR and computes it at that precision again). Float feeds are given to OpenVINO in the
     types its inputs take (an IR v10 presents f16 as f32), and float outputs and states are
     returned in the graph's types, so that every backend's arrays compare."""
     import openvino as ov
@@ -258,16 +262,15 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
     return runtime.run(sess, feeds)
 
 
-def convert_to(graph: Graph, opset: int | None, folder: str,
-               precision: str = "f32") -> tuple[Path, str | None, int]:
-    """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem;
-    the opset used comes last (``opset=None``: the converter chooses it)."""
+def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str | None, int]:
+    """Write the converted model into ``folder`` (at the graph's precision); a failed onnx.checker
+    is returned as a problem; the opset used comes last (``opset=None``: the converter chooses it)."""
     import onnx
 
     from ..lowering.convert import convert_graph
     from ..writer import save
 
-    converted = convert_graph(graph, opset, precision=precision)
+    converted = convert_graph(graph, opset)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)
@@ -280,10 +283,11 @@ def convert_to(graph: Graph, opset: int | None, folder: str,
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: str = "ir") -> dict[str, np.ndarray]:
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: bool = False) -> dict:
     """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
-    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s)."""
+    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s). ``layers``:
+    :func:`ir2onnx.harness.layers.run_openvino_layers` instead, ``feeds`` holding its feeds and wanted."""
     import pickle
     import signal
     import subprocess
@@ -294,7 +298,7 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, precision: 
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx.harness.openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out), str(steps), precision]
+               str(inp), str(out), str(steps), graph.precision] + (["layers"] if layers else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:

@@ -8,6 +8,7 @@ provider), to the NumPy oracle interpreter and to OpenVINO (CPU, f32 inference p
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -22,7 +23,11 @@ from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
 from .int8_rule import has_fake_quantize, output_steps
 from .rules import SCORE_THRESHOLD, Task, judge, tasks
+from ..api import read_model
+from .layers import LayerDrift, can_compare_layers, layer_drift
 from ..ir.graph import Graph
+from ..ir.names import input_name, output_names, parameters
+from ..lowering.convert import computed_graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
 from ..llm.interface import is_llm
 from ..runtime.stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
@@ -47,8 +52,16 @@ class OutputCheck:
     comparisons: list[Comparison] = field(default_factory=list)
 
     @property
+    def verdict(self) -> str:
+        """``pass`` (compared, every pair agrees), ``fail``, or ``not compared`` (fewer than two
+        backends made it: nothing says it is right)."""
+        if not self.comparisons:
+            return "not compared"
+        return "pass" if all(c.passed for c in self.comparisons) else "fail"
+
+    @property
     def passed(self) -> bool:
-        return all(c.passed for c in self.comparisons)
+        return self.verdict == "pass"
 
 
 @dataclass
@@ -63,6 +76,7 @@ class CheckResult:
     outputs: list[OutputCheck]
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # found outside the comparisons (NaN outputs)
+    layers: LayerDrift | None = None  # check(layers=True): every layer of ort:cpu vs openvino
 
     @property
     def compared(self) -> int:
@@ -98,7 +112,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
           bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
           precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None,
-          score_threshold: float = SCORE_THRESHOLD) -> CheckResult:
+          layers: bool = False, score_threshold: float = SCORE_THRESHOLD) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -126,13 +140,14 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
     example inputs when it has them (``<stem>.inputs.npz`` beside the .xml:
     :mod:`ir2onnx.runtime.example_inputs`).
+    ``layers``: also compare every layer's output of the converted model (onnxruntime, CPU) with
+    OpenVINO's on the same inputs (:func:`ir2onnx.harness.layers.layer_drift`, in ``result.layers``:
+    the first layer beyond tolerance and the growth after it; it does not change ``result.ok``).
     """
-    from ..api import _graph
-    from ..lowering import precision as precision_pass
-    from ..ir.names import input_name, output_names, parameters
-
-    precision_pass.check_mode(precision)
-    graph = precision_pass.apply(_graph(model, weights), precision)
+    for what, tol in (("rtol", rtol), ("atol", atol)):
+        if tol is not None and not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+            raise Ir2OnnxError(f"{what} must be a finite number >= 0, got {tol!r}")
+    graph = computed_graph(read_model(model, weights), precision)  # precision decided here, read from the graph after
     task_rules = rtol is None and atol is None and not bitexact
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]
@@ -142,6 +157,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     feeds, origin = make_feeds(graph, inputs, shapes, seed)
     origin.update({name: f"example inputs ({file})" for name in taken})
     stateful = bool(variables(graph))
+    if layers:
+        can_compare_layers(graph)  # before the backends run
     steps = (steps or STEPS) if stateful else 0
     step1 = feeds
     if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
@@ -162,7 +179,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
 
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
         start = time.perf_counter()
-        onnx_path, problem, opset = convert_to(graph, opset, tmp, "ir")  # the graph is transformed already
+        onnx_path, problem, opset = convert_to(graph, opset, tmp)
         say(f"check: converted to ONNX opset {opset} {time.perf_counter() - start:.1f} s"
             + (f" (conversion failed: {problem})" if problem else ""))
         state = initial_state(graph, feeds) if stateful and not problem else None
@@ -185,7 +202,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
             backends.append(BackendRun("openvino", "unavailable", "openvino is not installed"))
         else:
             run = run_openvino_isolated if isolate_openvino else run_openvino
-            backends.append(step("openvino", lambda: run(graph, feeds, steps, precision)))
+            backends.append(step("openvino", lambda: run(graph, feeds, steps)))
     ran = [b for b in backends if b.status in ("ok", "error")]
     if ran and all(b.status == "error" for b in ran):
         raise Ir2OnnxError("every backend failed: " + "; ".join(f"{b.name}: {b.message}" for b in ran))
@@ -220,8 +237,13 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         checks.append(oc)
     notes = [INT8_NOTE.format(n=fake_quantize)] if fake_quantize else []
     problems = _nonfinite_problems(done, origin, notes)
+    drift = None
+    if layers:
+        start = time.perf_counter()
+        drift = layer_drift(graph, step1, opset=opset, rtol=rtol, atol=atol, isolate=isolate_openvino)
+        say(f"check: layers {len(drift.layers)} compared {time.perf_counter() - start:.1f} s")
     return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes,
-                       problems)
+                       problems, drift)
 
 
 def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:

@@ -1,6 +1,6 @@
-"""``python -m ir2onnx.harness.openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS PRECISION``: the child process of
+"""``python -m ir2onnx.harness.openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS PRECISION [layers]``: the child process of
 :func:`ir2onnx.harness.backends.run_openvino_isolated` (runs OpenVINO where its crashes cannot end the
-parent). Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the IR, 4 on any other error; the
+parent; ``layers``: :func:`ir2onnx.harness.layers.run_openvino_layers`). Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the IR, 4 on any other error; the
 message is the last line on stderr."""
 from __future__ import annotations
 
@@ -9,15 +9,20 @@ import sys
 from pathlib import Path
 
 from .backends import REFUSED_EXIT, Refused, run_openvino
+from .layers import run_openvino_layers
 from ..ir.reader import load_ir
-from ..lowering.precision import apply
+from ..lowering.convert import computed_graph
 
 
 def main(argv: list[str]) -> int:
-    xml, weights, inp, out, steps, precision = argv
-    graph = apply(load_ir(xml, weights or None), precision)
+    xml, weights, inp, out, steps, precision, *mode = argv
+    graph = computed_graph(load_ir(xml, weights or None), precision)  # the parent's graph.precision
+    given = pickle.loads(Path(inp).read_bytes())
     try:
-        outputs = run_openvino(graph, pickle.loads(Path(inp).read_bytes()), int(steps), precision)
+        if mode == ["layers"]:
+            outputs = run_openvino_layers(graph, given["feeds"], given["wanted"])
+        else:
+            outputs = run_openvino(graph, given, int(steps))
     except Refused as e:
         print(e, file=sys.stderr)
         return REFUSED_EXIT

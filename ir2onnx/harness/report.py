@@ -1,4 +1,6 @@
-"""Text, Markdown and JSON renderings of a :class:`~ir2onnx.harness.check.CheckResult`."""
+"""Text, Markdown and JSON renderings of a :class:`~ir2onnx.harness.check.CheckResult` (the HTML
+one: :mod:`ir2onnx.harness.html_report`). The JSON report follows ``report.schema.json`` beside
+this module (``SCHEMA_PATH``; docs/check.md)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .html_report import to_html
+from .layers import markdown_lines, text_lines
 from ..version import __version__
+
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+REPORT_SUFFIXES = (".json", ".md", ".html")
 
 
 def _shape(shape) -> str:
@@ -43,6 +50,8 @@ def format_text(result) -> str:
             if c.rule and not c.reason:
                 detail = f"max abs {_num(c.max_abs):<9} {c.rule}: {c.detail}"  # the rule that judged it
             lines.append(f"  {c.pair:<24} {detail:<58} {verdict}")
+    if result.layers is not None:
+        lines += text_lines(result.layers)
     failures = result.failures()
     if failures:
         lines.append(f"result  FAIL ({len(failures)} problem(s))")
@@ -67,17 +76,22 @@ def to_dict(result) -> dict:
         "backends": [{"name": b.name, "status": b.status, "message": b.message,
                       "seconds": round(b.seconds, 6)} for b in result.backends],
         "outputs": [{"name": o.name, "shape": None if o.shape is None else list(o.shape),
-                     "dtype": o.dtype, "passed": o.passed,
+                     "dtype": o.dtype, "verdict": o.verdict, "passed": o.passed,
                      "comparisons": [c.to_dict() for c in o.comparisons]} for o in result.outputs],
         "failures": result.failures(),
         "notes": result.notes,
+        "layers": None if result.layers is None else result.layers.to_dict(),
     }
 
 
 def to_markdown(result) -> str:
-    lines = [f"### ir2onnx check: `{Path(result.model).name}` — {'PASS' if result.ok else 'FAIL'}",
+    lines = [f"### ir2onnx check: `{result.model}` — {'PASS' if result.ok else 'FAIL'}",
              "", f"ONNX opset {result.opset}, ir2onnx {__version__}.", "",
-             "| backend | status | time | note |", "|---|---|---|---|"]
+             "| input | shape | dtype | origin |", "|---|---|---|---|"]
+    for name, value in result.inputs.items():
+        origin = result.input_origin.get(name, "").replace("|", "/")
+        lines.append(f"| {name} | {_shape(value.shape)} | {value.dtype} | {origin} |")
+    lines += ["", "| backend | status | time | note |", "|---|---|---|---|"]
     for b in result.backends:
         t = f"{b.seconds * 1000:.1f} ms" if b.status == "ok" else ""
         lines.append(f"| {b.name} | {b.status} | {t} | {b.message.replace('|', '/')} |")
@@ -93,6 +107,8 @@ def to_markdown(result) -> str:
         lines += [""] + [f"- {f}" for f in failures] + [f"- note: {n}" for n in result.notes]
     elif any(c.rule for o in result.outputs for c in o.comparisons):  # say which rule judged
         lines += [""] + [f"- note: {n}" for n in result.notes]
+    if result.layers is not None:
+        lines += markdown_lines(result.layers)
     return "\n".join(lines) + "\n"
 
 
@@ -109,9 +125,11 @@ def _finite(x):
 
 
 def write_report(result, path: str | os.PathLike) -> Path:
-    """Write ``.json`` or ``.md`` (chosen by the suffix)."""
+    """Write ``.json``, ``.md`` or ``.html`` (chosen by the suffix; .html needs matplotlib)."""
     path = Path(path)
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".html":
+        text = to_html(result)
+    elif path.suffix.lower() == ".json":
         text = json.dumps(_finite(to_dict(result)), indent=2, allow_nan=False) + "\n"
     else:
         text = to_markdown(result)

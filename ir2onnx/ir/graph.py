@@ -169,6 +169,7 @@ class Graph:
     results: list[Layer]
     xml_path: str = ""
     bin_path: str | None = None
+    precision: str | None = None  # the compute precision it was transformed to (lowering/precision.py); None: as read
 
     def producer(self, layer: Layer, index: int) -> tuple[Layer, int]:
         """The layer and output index that feed input ``index`` of ``layer``."""

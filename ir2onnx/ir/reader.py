@@ -18,6 +18,7 @@ from ..errors import InvalidLayer, IRFormatError
 from .element_types import element_type
 from .bodies import parse_bodies
 from .graph import BinFile, ConstData, Graph, Layer, Port, Source
+from .limits import MAX_BODY_DEPTH, over_dims
 from .schema import parse_attributes, parse_dims, schemas
 
 SUPPORTED_IR_VERSIONS = (10, 11)
@@ -35,11 +36,20 @@ def load_ir(xml_path: str | os.PathLike, weights: str | os.PathLike | None = Non
     root = _parse_xml(xml_path)
     bin_path = Path(weights) if weights is not None else default_weights_path(xml_path)
     binfile = None
-    if bin_path.is_file():
+    if _is_file(bin_path):
         binfile = BinFile(bin_path)
     elif weights is not None:
         raise IRFormatError(f"weights file '{bin_path}' not found")
     return _build_graph(root, xml_path, bin_path, binfile)
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, but a path the OS cannot even look up (a component over 255 bytes)
+    says so as bad input."""
+    try:
+        return path.is_file()
+    except OSError as e:
+        raise IRFormatError(f"cannot read '{path}': {e.strerror}") from None
 
 
 def _parse_xml(xml_path: Path):
@@ -83,6 +93,9 @@ def _parse_port(elem, where: str) -> Port:
         if value < -1:
             raise IRFormatError(f"{where}, port {pid}: negative dimension {value}")
         dims.append(None if value == -1 else value)
+    problem = over_dims(dims, f"{where}, port {pid}")
+    if problem:
+        raise IRFormatError(problem)
     shape = tuple(dims)  # a dynamic rank is only visible in a Parameter's `shape` attribute
     names = tuple(n.strip() for n in elem.get("names", "").replace("\\,", "\x00").split(",") if n.strip())
     names = tuple(n.replace("\x00", ",") for n in names)
@@ -123,8 +136,13 @@ def _build_graph(root, xml_path: Path, bin_path: Path, binfile: BinFile | None) 
 
 
 def _network(root, name: str, version: int, xml_path: Path, bin_path: Path,
-             binfile: BinFile | None) -> Graph:
-    """One ``<layers>`` + ``<edges>`` network: the model, or a body of If/Loop/TensorIterator."""
+             binfile: BinFile | None, depth: int = 0) -> Graph:
+    """One ``<layers>`` + ``<edges>`` network: the model, or a body of If/Loop/TensorIterator
+    (``depth``: how many bodies it is nested in; over :data:`MAX_BODY_DEPTH` is refused before
+    it is read, as neither protobuf nor Python's stack could hold it)."""
+    if depth > MAX_BODY_DEPTH:
+        raise IRFormatError(f"sub-graph '{name}' is nested {depth} bodies deep, over the limit of "
+                            f"{MAX_BODY_DEPTH} (If/Loop/TensorIterator inside one another)")
     layers_elem = root.find("layers")
     if layers_elem is None:
         raise IRFormatError(f"'{xml_path}' has no <layers>" if root.tag == "net" else f"sub-graph '{name}' has no <layers>")
@@ -137,8 +155,9 @@ def _network(root, name: str, version: int, xml_path: Path, bin_path: Path,
             raise IRFormatError(f"duplicate layer id {layer.id} ('{layers[layer.id].name}' and '{layer.name}')")
         if problems:
             raise InvalidLayer(layer, "; ".join(problems))
+        _check_typed_source(layer, all_schemas)
         layer.bodies = parse_bodies(elem, layer, lambda body, body_name: _network(
-            body, body_name, version, xml_path, bin_path, binfile))
+            body, body_name, version, xml_path, bin_path, binfile, depth + 1))
         layers[layer.id] = layer
         file_order[layer.id] = len(file_order)
     _connect(root, layers)
@@ -188,6 +207,27 @@ def _connect(root, layers: dict[str, Layer]) -> None:
         for port, src in zip(layer.inputs, layer.sources):  # Model Optimizer's IR v10 types output
             if port.etype is None:                           # ports only: an input port has its
                 port.etype = layers[src.layer].outputs[src.output].etype  # producer's type
+
+
+_TYPED_SOURCES = ("Const", "Parameter")  # layers whose attributes the reader itself interprets
+
+
+def _check_typed_source(layer: Layer, all_schemas) -> None:
+    """A Const or Parameter: a version the reader knows (its attributes are read here, not by a
+    lowering), and an output port of its ``element_type`` (a port without a precision takes it)."""
+    if layer.type not in _TYPED_SOURCES:
+        return
+    if (layer.type, layer.version) not in all_schemas:
+        known = sorted(v for t, v in all_schemas if t == layer.type)
+        got = f"version '{layer.version}' is unknown" if layer.version else "has no version"
+        raise InvalidLayer(layer, f"{layer.type} {got} (known: {', '.join(known)})")
+    etype = layer.attrs.get("element_type")
+    for port in layer.outputs:
+        if port.etype is None:
+            port.etype = etype
+        elif etype is not None and port.etype != etype:
+            raise InvalidLayer(layer, f"output port {port.id} is declared {port.etype.name}, but its "
+                                      f"element_type is {etype.name}")
 
 
 def _check_io_counts(layer: Layer, all_schemas) -> None:

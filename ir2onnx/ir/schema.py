@@ -23,8 +23,7 @@ from typing import Any
 
 from ..errors import IRFormatError
 from .element_types import element_type
-
-MAX_DIM = 2**62
+from .limits import MAX_DIM
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ def parse_dims(text: str, *, allow_dynamic: bool) -> tuple[int | None, ...] | No
         if value < 0:
             raise ValueError(f"negative dimension {value}")
         if value > MAX_DIM:
-            raise ValueError(f"dimension {value} is out of range")
+            raise ValueError(f"dimension {value} is out of range (the limit is {MAX_DIM}, 2^36)")
         dims.append(value)
     return tuple(dims)
 

@@ -95,6 +95,7 @@ class Converted:
     tensors: list[TensorEntry]
     node_layers: dict[str, Layer] = field(default_factory=dict)  # ONNX node name -> its IR layer
     summary: list[str] = field(default_factory=list)  # one line per INT8 / compressed-weight form
+    probes: dict[str, tuple[str, int]] = field(default_factory=dict)  # expose_layers: output -> (layer id, port)
 
     @property
     def opset(self) -> int:
@@ -154,9 +155,17 @@ def check_supported(graph: Graph) -> None:
 QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 
 
+def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Graph:
+    """``graph`` as the converter computes it at ``precision`` (``"f32"``, ``"f16"``, ``"ir"``;
+    :mod:`.precision`): the one place the precision is applied. The result records it
+    (``graph.precision``), so the oracles, OpenVINO and ``run`` read it from the graph, and
+    converting the result again transforms nothing."""
+    return precision_pass.apply(graph, precision)
+
+
 def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
-                  compressed_weights: str = "dequantize", precision: str = precision_pass.DEFAULT,
-                  shapes: dict[str, tuple[int, ...]] | None = None) -> Converted:
+                  compressed_weights: str = "dequantize", precision: str | None = None,
+                  shapes: dict[str, tuple[int, ...]] | None = None, expose_layers: bool = False) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -169,10 +178,13 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     DequantizeLinear where it is an 8-bit affine quantization (``"qdq"``; ``"qdq-symmetric"``:
     int8 with zero point 0 only). ``compressed_weights``: integer weights decompressed in the
     graph stay packed behind a DequantizeLinear (``"dequantize"``) or are unpacked to floats
-    (``"unpack"``). ``precision``: the compute type of floats, ``"f32"`` (the default), ``"f16"``
-    or ``"ir"`` (the IR's literal types; :mod:`.precision`). ``shapes`` fixes the dims of the
+    (``"unpack"``). ``precision``: the compute type of floats, ``"f32"``, ``"f16"``
+    or ``"ir"`` (the IR's literal types; :mod:`.precision`); None (the default): the graph's own
+    (``graph.precision``, set by :func:`computed_graph`), or ``"f32"`` for a graph as read. ``shapes`` fixes the dims of the
     named inputs (tensor or Parameter names), and the ports downstream are re-inferred so that
-    shape subgraphs fold (:mod:`.fixed_shapes`)."""
+    shape subgraphs fold (:mod:`.fixed_shapes`). ``expose_layers`` also makes the output of every
+    top-level layer that the model computes at run time a graph output (not the constants the
+    converter folds), listed in ``Converted.probes`` (``check --layers``: :mod:`ir2onnx.harness.layers`)."""
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
     if quantized not in QUANTIZED_MODES:
@@ -180,11 +192,13 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     if compressed_weights not in decompression.MODES:
         raise Ir2OnnxError(f"compressed_weights='{compressed_weights}': choose one of "
                            f"{', '.join(decompression.MODES)}")
+    if precision is None:
+        precision = graph.precision or precision_pass.DEFAULT
     precision_pass.check_mode(precision)
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
-    graph = precision_pass.apply(graph, precision)
+    graph = computed_graph(graph, precision)
     graph = fixed_shapes.fix_inputs(graph, shapes or {})
 
     found: dict = {}  # the decompression chains are matched once per graph, whatever opset is tried
@@ -193,7 +207,7 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
         g = graph
         for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
             conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes),
-                                   auto_opset=auto)
+                                   auto_opset=auto, expose_layers=expose_layers)
             if refined is None:
                 break
             g = refined
@@ -236,7 +250,8 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
 
 
 def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
-           refine: bool = False, auto_opset: int = 0) -> tuple[Converted, Graph | None]:
+           refine: bool = False, auto_opset: int = 0,
+           expose_layers: bool = False) -> tuple[Converted, Graph | None]:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
     With ``refine``, also the graph with the output ports' dims that ONNX inference over the
     result knows and the IR left dynamic (None when there are none)."""
@@ -260,6 +275,8 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
     refined = fixed_shapes.refine(graph, b, values, outputs) if refine else None
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
+    probes, exposed = _probes(graph, b, values, {o.name for o in outputs}) if expose_layers else ({}, [])
+    outputs = outputs + exposed
     nodes, tensors = prune(b.nodes, outputs, b.tensors)
     nodes = without_output_identities(nodes, [ctx.state_outputs[var] for var in ctx.state_inputs],
                                       {i.name for i in b.inputs} | {t.name for t in tensors} | {o.name for o in outputs})
@@ -272,7 +289,33 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(graph.all_layers()))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, tensors, node_layers, _summary(ctx.stats)), refined
+    return Converted(model, tensors, node_layers, _summary(ctx.stats), probes), refined
+
+
+def _probes(graph: Graph, b: Builder, values: dict, taken: set) -> tuple[dict, list]:
+    """``({tensor name: (layer id, port)}, the graph outputs to add)`` for every run-time value
+    of a top-level layer (Parameters, Results, Consts, folded constants and replaced steps of a
+    weight-decompression chain left out)."""
+    fixed = {t.name for t in b.tensors} | {i.name for i in b.inputs}
+    probes: dict[str, tuple[str, int]] = {}
+    exposed = []
+    for layer in graph.order:
+        if layer.type in ("Parameter", "Result", "Const"):
+            continue
+        for port in range(len(layer.outputs)):
+            v = values.get((layer.id, port))
+            if v is None or v.is_const or v.etype.onnx is None:
+                continue
+            try:
+                name = v.name
+            except Exception:  # a step a DequantizeLinear replaced: no tensor holds it
+                continue
+            if name in fixed or name in probes:
+                continue
+            probes[name] = (layer.id, port)
+            if name not in taken:
+                exposed.append(b.value_info(name, v.etype, None))
+    return probes, exposed
 
 
 def prune(nodes: list, outputs: list, tensors: list) -> tuple[list, list]:

@@ -30,6 +30,7 @@ compute type. The pass is linear in the number of layers and never reads weights
 """
 from __future__ import annotations
 
+import copy
 import gc
 from ..errors import Ir2OnnxError
 from ..ir.element_types import TYPES, ElementType
@@ -97,18 +98,30 @@ def check_mode(mode: str) -> None:
 
 
 def apply(graph: Graph, mode: str = DEFAULT) -> Graph:
-    """``graph`` with every float activation computed in ``mode`` (a new Graph; ``graph`` is not
-    changed). ``ir`` returns ``graph`` itself."""
+    """``graph`` with every float activation computed in ``mode`` (a new Graph whose ``precision``
+    records ``mode``; ``graph`` is not changed; ``ir``: a copy that records it). A graph already
+    transformed to ``mode`` is returned as it is, one transformed to another mode is refused (the
+    pass starts from the IR's types). Only the converter calls this
+    (:func:`ir2onnx.lowering.convert.computed_graph`): everything else reads ``graph.precision``."""
     check_mode(mode)
-    if mode == "ir":
+    if graph.precision == mode:
         return graph
+    if graph.precision is not None:
+        raise Ir2OnnxError(f"the model is already computed in {graph.precision}: it cannot be converted "
+                           f"at precision '{mode}' (start again from the IR)")
+    if mode == "ir":
+        out = copy.copy(graph)  # keeps what an in-memory model's graph carries
+        out.precision = mode
+        return out
     collecting = gc.isenabled()
     gc.disable()  # the pass only allocates (no cycles): the collector's scans of the graph took 75%
     try:
-        return _Pass(mode, graph.ir_version).run(graph, body=False)
+        out = _Pass(mode, graph.ir_version).run(graph, body=False)
     finally:
         if collecting:
             gc.enable()
+    out.precision = mode
+    return out
 
 
 def io_type(etype: ElementType | None, ir_version: int, mode: str) -> ElementType | None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
+from ..ir.limits import MAX_ELEMENTS
 from ._common.inputs import FOLD_ELEMENTS, foldable
 from ..lowering.registry import lowers
 from ._common.shapes import i64
@@ -27,20 +28,30 @@ _RANGE_TYPES = {"f32": 1, "f64": 11, "i16": 5, "i32": 6, "i64": 7}
 _WIDER = {"f16": "f32", "bf16": "f32", "i8": "i32", "u8": "i32", "u16": "i32", "u32": "i64"}
 
 
-def range_values(start: float, stop: float, step: float, dtype: np.dtype) -> np.ndarray:
-    """Range-4 at convert time: for integer outputs the inputs are cast to the output type
-    (toward zero); float outputs count max(ceil((stop - start) / step), 0) in float64."""
+def range_count(start: float, stop: float, step: float, dtype: np.dtype) -> int:
+    """How many elements Range-4 gives (ValueError for a zero step): for integer outputs the
+    inputs are cast to the output type (toward zero); float outputs count
+    max(ceil((stop - start) / step), 0) in float64."""
     if np.dtype(dtype).kind in "iu":
         start, stop, step = (math.trunc(v) for v in (start, stop, step))
         if step == 0:
             raise ValueError("step is zero")
-        count = max(-((start - stop) // step), 0)
-        return (start + np.arange(count, dtype=np.int64) * step).astype(dtype)
+        return max(-((start - stop) // step), 0)
     start, stop, step = (float(v) for v in (start, stop, step))
     if step == 0:
         raise ValueError("step is zero")
-    count = max(math.ceil((stop - start) / step), 0)
-    return (start + np.arange(count, dtype=np.float64) * step).astype(dtype)
+    if not math.isfinite((stop - start) / step):
+        raise ValueError("the count is not finite")
+    return max(math.ceil((stop - start) / step), 0)
+
+
+def range_values(start: float, stop: float, step: float, dtype: np.dtype) -> np.ndarray:
+    """Range-4 at convert time (:func:`range_count` elements)."""
+    count = range_count(start, stop, step, dtype)
+    if np.dtype(dtype).kind in "iu":
+        start, step = math.trunc(start), math.trunc(step)
+        return (start + np.arange(count, dtype=np.int64) * step).astype(dtype)
+    return (float(start) + np.arange(count, dtype=np.float64) * float(step)).astype(dtype)
 
 
 def _scalar(layer, v, what: str) -> None:
@@ -57,11 +68,14 @@ def _range(ctx, layer, inputs, out):
     if foldable(start, stop, step):
         vals = [np.asarray(v.value()).reshape(-1)[0].item() for v in inputs]
         try:
-            values = range_values(*vals, out.numpy)
-        except ValueError:
-            raise InvalidLayer(layer, "step is zero after the cast to output_type") from None
-        if values.size <= FOLD_ELEMENTS:
-            return [values]
+            count = range_count(*vals, out.numpy)
+        except ValueError as e:
+            raise InvalidLayer(layer, f"{e} after the cast to output_type") from None
+        if count > MAX_ELEMENTS:  # computed from constants: no input makes it smaller
+            raise InvalidLayer(layer, f"start {vals[0]}, stop {vals[1]}, step {vals[2]} give {count} "
+                                      f"elements, over the limit of {MAX_ELEMENTS} (2^36) per tensor")
+        if count <= FOLD_ELEMENTS:
+            return [range_values(*vals, out.numpy)]
     g = ctx.b
     work = out.name if out.name in _RANGE_TYPES else _WIDER.get(out.name)
     if work is None:

@@ -40,9 +40,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ._common.indices import output_type
+from ._common.nms_outputs import nms_outputs
 from ..lowering.registry import lowers
 from ._common.shapes import i64
 
@@ -185,14 +184,4 @@ def matrix_nms8(ctx, layer, inputs):
         o = _stable_order(g, c, 0, 0)
         s, c, box, b = (g.Gather(v, o) for v in (s, c, box, b))
     coords = g.GatherND(bx, g.Concat(g.Unsqueeze(b, i64(g, [1])), g.Unsqueeze(box, i64(g, [1])), axis=1))
-    out = g.Concat(g.Unsqueeze(g.Cast(c, to=F32), i64(g, [1])), g.Unsqueeze(s, i64(g, [1])), coords, axis=1)
-    out_float = layer.outputs[0].etype or boxes.etype
-    if out_float.name != "f32":
-        out = g.Cast(out, to=out_float.onnx)
-    index = g.Unsqueeze(g.Add(g.Mul(b, m), box), i64(g, [1]))
-    itype = output_type(layer)
-    if itype == "i32":
-        index, counts = g.Cast(index, to=TensorProto.INT32), g.Cast(counts, to=TensorProto.INT32)
-    it = element_type(itype)
-    return [Value(g, out_float, (None, 6), name=out), Value(g, it, (None, 1), name=index),
-            Value(g, it, (None,), name=counts)]
+    return nms_outputs(g, layer, c, s, coords, g.Add(g.Mul(b, m), box), counts, boxes.etype)

@@ -48,10 +48,9 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..ir.element_types import element_type
 from ..lowering.builder import Value
 from ._common.greedy_nms import greedy_nms
-from ._common.indices import output_type
+from ._common.nms_outputs import nms_outputs
 from ..lowering.registry import lowers
 from ._common.shapes import i64
 
@@ -226,18 +225,8 @@ def multiclass_nms(ctx, layer, inputs, roisnum: Value | None = None):
     bp, cp = g.Gather(b, perm), g.Gather(c, perm)
     ip = g.Gather(rows, i64(g, 2), axis=1)
     coords = g.GatherND(bx, g.Gather(rows, i64(g, [0, 2]), axis=1))
-    out = g.Concat(g.Unsqueeze(g.Cast(cp, to=F32), i64(g, [1])), g.Unsqueeze(g.Gather(s, perm), i64(g, [1])),
-                   coords, axis=1)
-    out_float = layer.outputs[0].etype or scores.etype
-    if out_float.name != "f32":
-        out = g.Cast(out, to=out_float.onnx)
     if roisnum is None:
-        index = g.Unsqueeze(g.Add(g.Mul(bp, m), ip), i64(g, [1]))
+        index = g.Add(g.Mul(bp, m), ip)
     else:  # (the box's position in the concatenated images) * C + class
-        index = g.Unsqueeze(g.Add(g.Mul(g.Add(g.Gather(box_starts, bp), ip), n_c), cp), i64(g, [1]))
-    itype = output_type(layer)
-    if itype == "i32":
-        index, counts = g.Cast(index, to=TensorProto.INT32), g.Cast(counts, to=TensorProto.INT32)
-    it = element_type(itype)
-    return [Value(g, out_float, (None, 6), name=out), Value(g, it, (None, 1), name=index),
-            Value(g, it, (None,), name=counts)]
+        index = g.Add(g.Mul(g.Add(g.Gather(box_starts, bp), ip), n_c), cp)
+    return nms_outputs(g, layer, cp, g.Gather(s, perm), coords, index, counts, scores.etype)

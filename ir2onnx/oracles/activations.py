@@ -1,6 +1,7 @@
 """Oracles of the activations (ReLU, Sigmoid, Tanh, Clamp, Gelu-2/-7, HSwish, Swish, PReLU, Elu,
-SoftPlus, Mish, HSigmoid, SoftSign, Selu), from the specs' formulas, element by element in float64
-and rounded once to the input type."""
+SoftPlus, Mish, HSigmoid, SoftSign, Selu), from the specs' formulas in float64 on the whole array
+(each element's value is the formula's, as a scalar loop would compute it; :func:`map_array`), with
+each branch of a formula chosen per element by ``np.where``, rounded once to the input type."""
 from __future__ import annotations
 
 import itertools
@@ -9,12 +10,13 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from .elements import as_float64, erfc, map_float, pick
+from .elements import as_float64, erfc, map_array
 from .registry import oracle
 
 
-def _sigmoid(v: float) -> float:
-    return 1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v))
+def _sigmoid(v: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-v) for v >= 0, e^v / (1 + e^v) below (no overflow in either); NaN stays."""
+    return np.where(v >= 0, 1 / (1 + np.exp(-v)), np.exp(v) / (1 + np.exp(v)))
 
 
 @oracle("ReLU", "opset1")
@@ -22,17 +24,17 @@ def relu(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return [np.where(x > 0, x, np.zeros((), x.dtype)).astype(x.dtype)]
-    return map_float(layer, x, lambda v: v if v > 0 or v != v else 0.0)
+    return map_array(layer, x, lambda v: np.where((v > 0) | (v != v), v, 0.0))
 
 
 @oracle("Sigmoid", "opset1")
 def sigmoid(layer, inputs):
-    return map_float(layer, inputs[0], _sigmoid)
+    return map_array(layer, inputs[0], _sigmoid)
 
 
 @oracle("Tanh", "opset1")
 def tanh(layer, inputs):
-    return map_float(layer, inputs[0], math.tanh)
+    return map_array(layer, inputs[0], np.tanh)
 
 
 @oracle("Clamp", "opset1")
@@ -51,7 +53,7 @@ def clamp(layer, inputs):
             out[pos] = min(max(int(x[pos]), lo_i), hi_i)
         return [out]
     lo_t, hi_t = float(np.asarray(lo, x.dtype)), float(np.asarray(hi, x.dtype))
-    return map_float(layer, x, lambda v: v if v != v else min(max(v, lo_t), hi_t))
+    return map_array(layer, x, lambda v: np.where(v != v, v, np.minimum(np.maximum(v, lo_t), hi_t)))
 
 
 def _gelu(layer, x, mode: str):
@@ -78,7 +80,7 @@ def gelu7(layer, inputs):
 
 @oracle("HSwish", "opset4")
 def hswish(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: v * min(max(v + 3, 0.0), 6.0) / 6)
+    return map_array(layer, inputs[0], lambda v: v * np.minimum(np.maximum(v + 3, 0.0), 6.0) / 6)
 
 
 @oracle("Swish", "opset4")
@@ -88,12 +90,13 @@ def swish(layer, inputs):
         if inputs[1].size != 1:
             raise InvalidLayer(layer, "beta must be a scalar")
         beta = float(inputs[1].reshape(-1)[0])
-    return map_float(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
+    return map_array(layer, inputs[0], lambda v: v * _sigmoid(beta * v))
 
 
 # -- PReLU, Elu, SoftPlus, Mish --------------------------------------------------------------
-def _softplus(v: float) -> float:
-    return v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
+def _softplus(v: np.ndarray) -> np.ndarray:
+    """v + log(1 + e^-v) for v > 0, log(1 + e^v) else (no overflow); NaN stays."""
+    return np.where(v > 0, v + np.log1p(np.exp(-v)), np.log1p(np.exp(v)))
 
 
 @oracle("PReLU", "opset1")
@@ -105,10 +108,10 @@ def prelu(layer, inputs):
     if not per_channel:
         if slope.ndim > x.ndim or any(a != b and a != 1 for a, b in zip(reversed(slope.shape), reversed(x.shape))):
             raise InvalidLayer(layer, f"slope {slope.shape} does not broadcast to data {x.shape}")
-    out = np.empty(x.shape, np.float64)
-    for pos in itertools.product(*[range(d) for d in x.shape]):
-        k = s[pos[channel]] if per_channel else pick(s, pos)
-        out[pos] = v[pos] * k if v[pos] < 0 else v[pos]
+    if per_channel:  # the slope of channel c for every element of channel c
+        s = s.reshape((-1,) + (1,) * (x.ndim - 1 - channel))
+    with np.errstate(all="ignore"):
+        out = np.where(v < 0, v * s, v)  # s broadcast as numpy broadcasts (checked above)
     # a slope of another float type (OpenVINO accepts it): the product is rounded to the wider type first
     wide = x.dtype if x.dtype.itemsize >= slope.dtype.itemsize else slope.dtype
     return [out.astype(wide).astype(x.dtype)]
@@ -117,36 +120,36 @@ def prelu(layer, inputs):
 @oracle("Elu", "opset1")
 def elu(layer, inputs):
     alpha = float(layer.attrs["alpha"])
-    return map_float(layer, inputs[0], lambda v: v if v > 0 else alpha * math.expm1(v))
+    return map_array(layer, inputs[0], lambda v: np.where(v > 0, v, alpha * np.expm1(v)))
 
 
 @oracle("SoftPlus", "opset4")
 def softplus(layer, inputs):
-    return map_float(layer, inputs[0], _softplus)
+    return map_array(layer, inputs[0], _softplus)
 
 
 @oracle("Mish", "opset4")
 def mish(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: v * math.tanh(_softplus(v)))
+    return map_array(layer, inputs[0], lambda v: v * np.tanh(_softplus(v)))
 
 
 # -- HSigmoid, SoftSign, Selu ----------------------------------------------------------------
-def _hsigmoid(v: float) -> float:
-    return v if v != v else min(max(v + 3.0, 0.0), 6.0) / 6.0
+def _hsigmoid(v: np.ndarray) -> np.ndarray:
+    return np.minimum(np.maximum(v + 3.0, 0.0), 6.0) / 6.0  # NaN stays (np.maximum keeps it)
 
 
-def _softsign(v: float) -> float:
-    return math.copysign(1.0, v) if math.isinf(v) else v / (1.0 + abs(v))
+def _softsign(v: np.ndarray) -> np.ndarray:
+    return np.where(np.isinf(v), np.copysign(1.0, v), v / (1.0 + np.abs(v)))
 
 
 @oracle("HSigmoid", "opset5")
 def hsigmoid(layer, inputs):
-    return map_float(layer, inputs[0], _hsigmoid)
+    return map_array(layer, inputs[0], _hsigmoid)
 
 
 @oracle("SoftSign", "opset9")
 def softsign(layer, inputs):
-    return map_float(layer, inputs[0], _softsign)
+    return map_array(layer, inputs[0], _softsign)
 
 
 @oracle("Selu", "opset1")
@@ -156,4 +159,4 @@ def selu(layer, inputs):
         if v.size != 1 or v.dtype != x.dtype:
             raise InvalidLayer(layer, f"{what} must be one element of the data's type {x.dtype}")
     a, l_ = float(alpha.reshape(-1)[0]), float(lam.reshape(-1)[0])
-    return map_float(layer, x, lambda v: l_ * (v if v > 0 else a * math.expm1(v)))
+    return map_array(layer, x, lambda v: l_ * np.where(v > 0, v, a * np.expm1(v)))

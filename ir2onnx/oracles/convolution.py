@@ -52,6 +52,10 @@ def _conv(layer, x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     wf = w.astype(acc_type)
     c_out_g = c_out // groups
     k_axes = list(range(2 + rank, 2 + 2 * rank))
+    if groups > 1 and c_in_g == 1 and c_out_g == 1:  # depthwise: one einsum, not a tensordot per channel
+        o, k = "opqr"[:rank], "ijkl"[:rank]
+        out = np.einsum(f"nc{o}{k},c{k}->nc{o}", taps, wf[:, 0])
+        return out.astype(x.dtype)
     parts = []
     for g in range(groups):  # sum over (c, k) of taps[n, c, o..., k...] * w[co, c, k...]
         part = np.tensordot(taps[:, g * c_in_g:(g + 1) * c_in_g], wf[g * c_out_g:(g + 1) * c_out_g],

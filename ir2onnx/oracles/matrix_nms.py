@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
+from .nms_results import index_type, sort_across_batch
 from .registry import oracle
 
 F = np.float32
@@ -103,11 +104,8 @@ def matrix_nms(layer, inputs):
             image = image[:int(a["keep_top_k"])]
         counts.append(len(image))
         rows += [(b, k, i, s) for s, k, i in image]
-    if a["sort_result_across_batch"] and a["sort_result_type"] == "score":
-        rows.sort(key=lambda r: (-r[3], r[0], r[1], r[2]))
-    elif a["sort_result_across_batch"] and a["sort_result_type"] == "classid":
-        rows.sort(key=lambda r: (r[1], r[0], -r[3], r[2]))
-    itype = np.int32 if getattr(a["output_type"], "name", a["output_type"]) == "i32" else np.int64
+    sort_across_batch(rows, a)
+    itype = index_type(a)
     ftype = layer.outputs[0].etype.numpy if layer.outputs[0].etype is not None else boxes.dtype
     out = np.array([[F(v) for v in (k, s, *boxes[b, i])] for b, k, i, s in rows], F).reshape(-1, 6)
     index = np.array([b * m + i for b, k, i, _ in rows], itype).reshape(-1, 1)

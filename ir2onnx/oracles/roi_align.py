@@ -37,22 +37,34 @@ def _roi_align(layer, inputs, aligned: str):
         width, height = x2 - x1, y2 - y1
         if aligned == "asymmetric":
             width, height = max(width, 1.0), max(height, 1.0)
-        bin_w, bin_h = width / pw, height / ph
-        grid_w = ratio or math.ceil(bin_w)
-        grid_h = ratio or math.ceil(bin_h)
-        count = grid_w * grid_h
-        for c in range(data.shape[1]):
-            plane = v[batch, c]
-            for i in range(ph):
-                for j in range(pw):
-                    samples = [bilinear(plane, y1 + i * bin_h + (a + 0.5) * bin_h / grid_h,
-                                         x1 + j * bin_w + (b + 0.5) * bin_w / grid_w)
-                               for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0))]
-                    if mode == "max":
-                        out[k, c, i, j] = max([0.0] + samples)
-                    else:
-                        out[k, c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
+        out[k] = _bins(v[batch], (ph, pw), (height, width), ratio, lambda u, w: (y1 + u, x1 + w), mode)
     return [out.astype(data.dtype)]
+
+
+def _bins(planes, pooled, size, ratio, at, mode="avg"):
+    """One ROI's pooled bins over every plane of ``planes`` (C, H, W). The ROI, ``size`` = (height,
+    width) in its own frame, is cut into ``pooled`` = (ph, pw) bins; bin (i, j) samples a grid of
+    ``ratio`` x ``ratio`` points (0: ceil of the bin's size) at the sub-cell centres (u, w), the
+    offsets from the ROI's corner in its frame, read bilinearly at ``at(u, w)`` -> (y, x) of the
+    map. A bin is the mean of its samples (0 for an empty grid), or with ``mode="max"`` the
+    largest of them and 0."""
+    (ph, pw), (height, width) = pooled, size
+    bin_w, bin_h = width / pw, height / ph
+    grid_w = ratio or math.ceil(bin_w)
+    grid_h = ratio or math.ceil(bin_h)
+    count = grid_w * grid_h
+    out = np.zeros((planes.shape[0], ph, pw))
+    for c, plane in enumerate(planes):
+        for i in range(ph):
+            for j in range(pw):
+                samples = [bilinear(plane, *at(i * bin_h + (a + 0.5) * bin_h / grid_h,
+                                               j * bin_w + (b + 0.5) * bin_w / grid_w))
+                           for a in range(max(grid_h, 0)) for b in range(max(grid_w, 0))]
+                if mode == "max":
+                    out[c, i, j] = max([0.0] + samples)
+                else:
+                    out[c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
+    return out
 
 
 @oracle("ROIAlign", "opset3")
@@ -87,19 +99,10 @@ def roi_align_rotated15(layer, inputs):
         width, height = roi[2] * scale, roi[3] * scale
         theta = -roi[4] if clockwise else roi[4]
         cos, sin = math.cos(theta), math.sin(theta)
-        bin_w, bin_h = width / pw, height / ph
-        grid_w = ratio or math.ceil(bin_w)
-        grid_h = ratio or math.ceil(bin_h)
-        count = grid_w * grid_h
-        for c in range(data.shape[1]):
-            plane = v[batch, c]
-            for i in range(ph):
-                for j in range(pw):
-                    samples = []
-                    for a in range(max(grid_h, 0)):
-                        py = -height / 2 + i * bin_h + (a + 0.5) * bin_h / grid_h
-                        for b in range(max(grid_w, 0)):
-                            px = -width / 2 + j * bin_w + (b + 0.5) * bin_w / grid_w
-                            samples.append(bilinear(plane, py * cos - px * sin + cy, py * sin + px * cos + cx))
-                    out[k, c, i, j] = math.fsum(samples) / count if count > 0 else 0.0
+
+        def at(u, w, height=height, width=width, cos=cos, sin=sin, cx=cx, cy=cy):
+            py, px = u - height / 2, w - width / 2  # the box centred at 0, rotated, moved to (cy, cx)
+            return py * cos - px * sin + cy, py * sin + px * cos + cx
+
+        out[k] = _bins(v[batch], (ph, pw), (height, width), ratio, at)
     return [out.astype(data.dtype)]

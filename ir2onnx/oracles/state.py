@@ -63,7 +63,7 @@ def initial_state(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.nd
             stack.extend(s.layer for s in graph.layers[lid].sources)
     sub = Graph(graph.name, graph.ir_version, {k: v for k, v in graph.layers.items() if k in needed},
                 [l for l in graph.order if l.id in needed],
-                [l for l in graph.parameters if l.id in needed], [], graph.xml_path, graph.bin_path)
+                [l for l in graph.parameters if l.id in needed], [], graph.xml_path, graph.bin_path, graph.precision)
     fed = {p.id: np.asarray(feeds[input_name(p)]) for p in parameters(sub)}
     reads: dict = {}
     run_graph(sub, fed, reads=reads)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer
-from .elements import as_float64, erf as _erf, map_float, wrap
+from .elements import as_float64, erf as _erf, map_array, map_float, wrap
 from .registry import oracle
 
 
@@ -28,12 +28,12 @@ def _log(v: float) -> float:
 
 @oracle("Exp", "opset1")
 def exp(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: math.exp(v) if v < 710 else math.inf)
+    return map_array(layer, inputs[0], np.exp)  # inf past 709.78, as the scalar exp overflows
 
 
 @oracle("Sqrt", "opset1")
 def sqrt(layer, inputs):
-    return map_float(layer, inputs[0], lambda v: math.sqrt(v) if v >= 0 else math.nan)
+    return map_array(layer, inputs[0], lambda v: np.where(v >= 0, np.sqrt(v), np.nan))  # sqrt(-0) = -0
 
 
 @oracle("Erf", "opset1")
@@ -76,7 +76,7 @@ def negative(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return _integers(x, lambda v: -v)
-    return map_float(layer, x, lambda v: -v)
+    return map_array(layer, x, np.negative)
 
 
 @oracle("Abs", "opset1")
@@ -84,7 +84,7 @@ def abs_(layer, inputs):
     x = inputs[0]
     if x.dtype.kind in "iu":
         return _integers(x, abs)
-    return map_float(layer, x, abs)
+    return map_array(layer, x, np.abs)
 
 
 def _each(x: np.ndarray, fn) -> np.ndarray:

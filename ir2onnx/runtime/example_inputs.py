@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import Ir2OnnxError
+from .array_files import read_npz
 
 SUFFIX = ".inputs.npz"
 
@@ -34,15 +34,7 @@ def load(model: str | os.PathLike | None, names: list[str]) -> tuple[dict[str, n
     path = path_for(model)
     if path is None or not path.is_file():
         return {}, ""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as e:
-        raise Ir2OnnxError(f"cannot read the example inputs '{path}': {e}") from None
-    unknown = [k for k in arrays if k not in names]
-    if unknown:
-        raise Ir2OnnxError(f"example inputs '{path}' hold '{unknown[0]}', which is not an input of the model "
-                           f"(inputs: {', '.join(names)})")
+    arrays = read_npz(path, names, f"the example inputs '{path}'")
     return arrays, path.name
 
 

@@ -9,6 +9,10 @@ meaning the values must respect, or every output is NaN:
 - an input named like a mask (``attention_mask``, anything with ``mask``) gets ones;
 - ``token_type_ids`` (and ``segment_ids``) get zeros; ``position_ids`` get 0, 1, 2 ... along the
   last axis (within the table when it indexes one);
+- an input that is an operation's parameter rather than its data gets a value valid for any
+  model: a Range's start 0, limit 4 and delta 1 (also inputs named ``start``, ``limit``,
+  ``delta``), scales of 1 (Interpolate/Resize), a count of 1 (a Loop's trip count, TopK's k,
+  OneHot's depth, Tile's repeats);
 - everything else stays random (:func:`ir2onnx.runtime.sessions.random_array`); ``--seed`` seeds both.
 
 Dims are shared (:func:`shared_dims`): an input whose dynamic dims are tied to an input that
@@ -36,9 +40,42 @@ _INDEXING_IR = {"Gather": (1, 0), "EmbeddingBagOffsetsSum": (1, 0), "EmbeddingBa
 
 @dataclass(frozen=True)
 class Hint:
-    """What an input means: ``rows`` of the table it indexes (None: not an index)."""
+    """What an input means: ``rows`` of the table it indexes (None: not an index); ``role``: the
+    parameter of an operation it is (a key of :data:`ROLES`), or None."""
 
     rows: int | None = None
+    role: str | None = None
+
+
+# role -> (the one value every element gets, how check's report says it)
+ROLES = {"start": (0, "0 (a range's start)"), "limit": (4, "4 (a range's limit)"),
+         "delta": (1, "1 (a range's delta)"), "scale": (1, "ones (scales)"),
+         "count": (1, "1 (a count)")}
+_ROLE_NAMES = ("start", "limit", "delta")  # a one-element input of such a name
+# (layer type, input port) -> role, in the IR; (node type, input index) -> role, in ONNX
+_ROLES_IR = {("Range", 0): "start", ("Range", 1): "limit", ("Range", 2): "delta",
+             ("Interpolate", 2): "scale", ("Loop", 0): "count", ("TopK", 1): "count",
+             ("OneHot", 1): "count", ("Tile", 1): "count"}
+_ROLES_ONNX = {("Range", 0): "start", ("Range", 1): "limit", ("Range", 2): "delta",
+               ("Resize", 2): "scale", ("Upsample", 1): "scale", ("Loop", 0): "count",
+               ("TopK", 1): "count", ("OneHot", 1): "count", ("Tile", 1): "count"}
+
+
+def _ir_role(layer, port: int) -> str | None:
+    """The role of ``layer``'s input ``port`` (Interpolate-11's input 1 is scales or sizes)."""
+    if layer.type == "Interpolate" and layer.version == "opset11" and port == 1:
+        return "scale" if layer.attrs.get("shape_calculation_mode") == "scales" else None
+    if layer.type == "Interpolate" and layer.version == "opset11":
+        return None
+    return _ROLES_IR.get((layer.type, port))
+
+
+def role_by_name(name: str, shape) -> str | None:
+    """``start``/``limit``/``delta`` for a one-element input of that name (a Range expanded into
+    the graph leaves no Range to trace)."""
+    size = int(np.prod(shape, dtype=np.int64)) if shape is not None else 0
+    last = name.lower().rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+    return last if size == 1 and last in _ROLE_NAMES else None
 
 
 def name_kind(name: str) -> str | None:
@@ -62,6 +99,10 @@ def generate(name: str, shape, dtype, rng: np.random.Generator,
     kind = name_kind(name)
     rows = hint.rows if hint and hint.rows and hint.rows > 0 else None
     numeric = dtype == np.bool_ or dtype.kind in "iuf"
+    role = (hint.role if hint else None) or role_by_name(name, shape)
+    if role in ROLES and dtype.kind in "iuf":
+        value, how = ROLES[role]
+        return np.full(shape, value, dtype), how
     if kind == "ones" and numeric:
         return np.ones(shape, dtype), "ones (a mask)"
     if kind == "zeros" and numeric:
@@ -133,13 +174,14 @@ def ir_hints(graph) -> dict[str, Hint]:
     consumers = graph.consumers()
     hints = {}
     for param in parameters(graph):
-        rows, seen, todo = None, set(), [(param, 0)]
+        rows, role, seen, todo = None, None, set(), [(param, 0)]
         while todo:
             layer, out = todo.pop()
             if (layer.id, out) in seen:
                 continue
             seen.add((layer.id, out))
             for user, port in consumers.get((layer.id, out), []):
+                role = role or _ir_role(user, port)
                 if user.type in _INDEXING_IR and port == _INDEXING_IR[user.type][0]:
                     axis = 0
                     if user.type == "Gather" and len(user.sources) > 2:
@@ -150,8 +192,8 @@ def ir_hints(graph) -> dict[str, Hint]:
                     rows = _smallest(rows, _gather_rows(table, axis))
                 elif user.type in _PASS_IR and (port == 0 or user.type == "Concat"):
                     todo += [(user, i) for i in range(len(user.outputs))]
-        if rows:
-            hints[input_name(param)] = Hint(rows)
+        if rows or role:
+            hints[input_name(param)] = Hint(rows, role)
     return hints
 
 
@@ -183,21 +225,22 @@ def onnx_hints(model) -> dict[str, Hint]:
     for inp in g.input:
         if inp.name in initialized:
             continue
-        rows, seen, todo = None, set(), [inp.name]
+        rows, role, seen, todo = None, None, set(), [inp.name]
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             for node, i in users.get(name, []):
+                role = role or _ROLES_ONNX.get((node.op_type, i))
                 if node.op_type == "Gather" and i == 1:
                     axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
                     rows = _smallest(rows, _gather_rows(dims.get(node.input[0]), axis))
                 elif (node.op_type in _PASS_ONNX and (i == 0 or node.op_type == "Concat")
                       or node.op_type == "Where" and i > 0):  # the lowering's bounds guard of Gather-8
                     todo += list(node.output)
-        if rows:
-            hints[inp.name] = Hint(rows)
+        if rows or role:
+            hints[inp.name] = Hint(rows, role)
     return hints
 
 

@@ -8,9 +8,26 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import Ir2OnnxError
+from ..ir.limits import MAX_INPUT_BYTES, over_dims
 
-MAX_GENERATED_BYTES = 4 * 2**30  # refuse to generate random inputs larger than this
-PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+MAX_GENERATED_BYTES = MAX_INPUT_BYTES  # refuse to generate random inputs larger than this
+PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
+             "openvino": "OpenVINOExecutionProvider"}
+HARDWARE = ("cpu", "cuda")  # what ``--provider all`` runs: openvino is asked for by name
+# Each provider computes f32 in f32, as the oracles and OpenVINO's CPU plugin do (f32 hint): the
+# CUDA provider turns TF32 on by default (MatMul, Gemm, Conv, RNNs with 10-bit mantissas on
+# Ampere and later: up to 2e-2 off the oracle on an H200, docs/providers.md); OpenVINO's
+# provider runs on its CPU device with no lower-precision hint (ACCURACY).
+PROVIDER_OPTIONS = {"cuda": {"use_tf32": "0"}, "openvino": {"device_type": "CPU", "precision": "ACCURACY"}}
+_INSTALL = {"cuda": "install 'ir2onnx[gpu]' and a CUDA driver",
+            "openvino": "install 'ir2onnx[openvino-ep]': onnxruntime-openvino, in place of onnxruntime "
+                        "(docs/providers.md)"}
+
+
+def install_hint(provider: str) -> str:
+    """What to install for ``provider`` (for the one-line error of an absent one)."""
+    return _INSTALL.get(provider, "see docs/providers.md")
+
 
 # onnxruntime's input type strings -> numpy dtypes
 _ORT_TYPES = {
@@ -30,14 +47,15 @@ def _ml_dtype(name: str):
 
 
 def available_providers() -> list[str]:
-    """Our short names (cpu, cuda) of the providers this onnxruntime build offers."""
+    """Our short names (cpu, cuda, openvino) of the providers this onnxruntime build offers."""
     have = set(ort.get_available_providers())
     return [short for short, full in PROVIDERS.items() if full in have]
 
 
 def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: int | None = None,
             optimize: bool = True, quiet: bool = False) -> ort.InferenceSession:
-    """An InferenceSession on exactly one provider (``cpu`` or ``cuda``), never a silent fallback;
+    """An InferenceSession on exactly one provider (``cpu``, ``cuda`` or ``openvino``), never a
+    silent fallback (``openvino``: a node OpenVINO's provider cannot take fails the session);
     with onnxruntime's default graph optimizations (all), or none when ``optimize`` is False;
     ``quiet`` keeps onnxruntime's own error log off stderr (the caller reports the exception).
 
@@ -49,7 +67,7 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
     full = PROVIDERS[provider]
     if full not in ort.get_available_providers():
         raise Ir2OnnxError(f"provider '{provider}' is not available in this onnxruntime "
-                           f"(install 'ir2onnx[gpu]' and a CUDA driver for cuda)")
+                           f"({install_hint(provider)})")
     opts = ort.SessionOptions()
     opts.log_severity_level = 4 if quiet else 3
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
@@ -57,8 +75,10 @@ def session(model: str | os.PathLike | bytes, provider: str = "cpu", threads: in
         opts.intra_op_num_threads = threads
     if not optimize:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if provider == "openvino":  # no node left to the CPU provider behind OpenVINO's back
+        opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     model = model if isinstance(model, bytes) else os.fspath(model)
-    sess = ort.InferenceSession(model, opts, providers=[full])
+    sess = ort.InferenceSession(model, opts, providers=[(full, PROVIDER_OPTIONS.get(provider, {}))])
     if provider == "cuda" and sess.get_providers()[0] != full:
         raise Ir2OnnxError("onnxruntime could not start the CUDA provider (no GPU or no driver?)")
     return sess
@@ -91,7 +111,31 @@ def parse_dims_arg(text: str) -> tuple[int, ...]:
         raise Ir2OnnxError(f"bad shape '{text}': expected integers such as 1,3,224,224") from None
     if any(d < 0 for d in dims):
         raise Ir2OnnxError(f"bad shape '{text}': dims must be >= 0")
+    problem = over_dims(dims, f"shape '{text}'")
+    if problem:
+        raise Ir2OnnxError(problem)
     return dims
+
+
+def check_feed_request(given: dict, shapes: dict, seed: int) -> None:
+    """What :func:`make_inputs` and ``check``'s feeds refuse up front: a negative seed, and an
+    input given both as an array and as a shape that differs from the array's."""
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise Ir2OnnxError(f"the seed must be an integer >= 0, got {seed!r}")
+    for name in set(given) & set(shapes):
+        if tuple(np.shape(given[name])) != tuple(shapes[name]):
+            raise Ir2OnnxError(f"input '{name}' is given as an array of shape {list(np.shape(given[name]))} "
+                               f"and as shape {list(shapes[name])}: the array's shape is the input's shape")
+
+
+def check_generated_size(name: str, shape, dtype) -> None:
+    """Refuse to generate an input over :data:`MAX_GENERATED_BYTES` (by arithmetic, before any
+    memory is taken)."""
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    if nbytes > MAX_GENERATED_BYTES:
+        raise Ir2OnnxError(f"input '{name}' of shape {list(shape)} would need {nbytes / 2**30:.1f} GiB, "
+                           f"over the limit of {MAX_GENERATED_BYTES // 2**30} GiB per input; give "
+                           f"smaller dims with --shape or a file with --input")
 
 
 def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None = None,
@@ -107,6 +151,7 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
     from .input_values import generate, shared_dims
 
     given, shapes = dict(given or {}), dict(shapes or {})
+    check_feed_request(given, shapes, seed)
     names = [i.name for i in sess.get_inputs()]
     known = {n: tuple(np.shape(v)) for n, v in given.items()}
     known.update({n: tuple(v) for n, v in shapes.items() if n not in known})
@@ -137,10 +182,7 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
             shape = tied[info.name]
         else:
             shape = tuple(d if isinstance(d, int) else 1 for d in info.shape)
-        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if nbytes > MAX_GENERATED_BYTES:
-            raise Ir2OnnxError(f"input '{info.name}' of shape {list(shape)} would need "
-                               f"{nbytes / 2**30:.1f} GiB; give smaller dims with --shape or a file with --input")
+        check_generated_size(info.name, shape, dtype)
         value, _ = generate(info.name, shape, dtype, rng, (hints or {}).get(info.name))
         feeds[info.name] = random_array(shape, dtype, rng) if value is None else value
     return feeds

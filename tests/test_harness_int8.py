@@ -1,6 +1,7 @@
-"""``ir2onnx check`` on INT8 IRs: float outputs are judged by the quantization-aware rule of
-:mod:`ir2onnx.harness.int8_rule` (share within one quantization step, argmax agreement for classes), so
-the bundled NNCF sample passes its own check, while a broken conversion still fails."""
+"""``ir2onnx check`` on INT8 IRs: float outputs are judged at task level by the rule table of
+:mod:`ir2onnx.harness.rules` (share within one quantization step: :mod:`ir2onnx.harness.int8_rule`;
+argmax agreement for classes), so the bundled NNCF sample passes its own check, while a broken
+conversion still fails."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,13 +11,20 @@ import openvino as ov
 
 from ir2onnx.cli.main import main
 from ir2onnx.harness.check import check
-from ir2onnx.harness.int8_rule import compare_int8, output_steps
+from ir2onnx.harness.int8_rule import output_steps
+from ir2onnx.harness.rules import Task, judge
 from ir2onnx.ir.reader import load_ir
 from ir2onnx.lowering.registry import LOWERINGS
 from ir2onnx.harness.report import format_text, to_markdown
 
 NNCF3 = Path(__file__).resolve().parents[1] / "samples" / "real" / "nncf_resnet3" / "model.xml"
 NNCF1 = NNCF3.parent.parent / "nncf_resnet1" / "model.xml"
+
+
+def compare_int8(name, a_name, a, b_name, b, step):
+    """One output judged as :func:`check` judges it in an INT8 IR: on its grid, else as logits."""
+    task = Task("int8 step", step=step) if step is not None else Task("class", layout="logits")
+    return judge(name, task, a_name, {name: a}, b_name, {name: b}, tolerant=True)
 
 
 def test_the_bundled_int8_sample_passes_its_own_check(capsys):
@@ -63,7 +71,7 @@ def test_a_broken_output_fails_the_rule():
     top = int(np.argmax(logits[0]))
     swapped[0, top] = logits[0].min() - 1
     c = compare_int8("l", "ort:cpu", swapped, "oracle", logits, None)
-    assert not c.passed and c.rule == "int8 class" and "argmax agrees on 0%" in c.detail
+    assert not c.passed and c.rule == "class" and "argmax agrees on 0%" in c.detail
     drift = logits + 0.02 * np.ptp(logits)
     assert not compare_int8("l", "ort:cpu", drift, "oracle", logits, None).passed
     assert compare_int8("l", "ort:cpu", ort["Result_87246"], "oracle", logits, None).passed
@@ -82,7 +90,7 @@ def test_a_broken_lowering_still_fails_the_check(capsys, monkeypatch):
     assert main(["check", str(NNCF3), "--no-openvino", "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "output 'Result_87247': ort:cpu and oracle disagree (int8 step rule:" in out
-    assert "output 'Result_87246': ort:cpu and oracle disagree (int8 class rule:" in out
+    assert "output 'Result_87246': ort:cpu and oracle disagree (class rule:" in out
 
 
 def test_tolerances_given_judge_int8_outputs_elementwise():

@@ -124,6 +124,27 @@ def test_check_reports_nan_from_generated_inputs_as_a_problem(capsys, tmp_path):
     assert any("NaN" in n for n in result.notes)
 
 
+def test_inputs_tied_by_name_or_symbol_share_the_given_dims():
+    from ir2onnx.runtime.input_values import shared_dims
+
+    declared = {"input_ids": (None, None), "attention_mask": (None, None), "token_type_ids": (None, None),
+                "position_ids": (1, None), "pixels": (None, 3), "a": ("batch", "seq", 4), "b": ("batch", 2)}
+    tied = shared_dims(declared, {"input_ids": (2, 7), "a": (5, 6, 4)})
+    assert tied == {"attention_mask": (2, 7), "token_type_ids": (2, 7), "position_ids": (1, 7), "b": (5, 2)}
+    assert shared_dims(declared, {}) == {}  # nothing given: every dynamic dim stays 1, as before
+
+
+def test_bert_at_a_given_shape_runs_finite(capsys):
+    """`run bert --shape input_ids=2,7`: attention_mask is fed [2, 7] ones, not [1, 1] (NaN)."""
+    bert = SAMPLES / "bert" / "model.xml"
+    assert main(["run", str(bert), "--shape", "input_ids=2,7"]) == 0
+    captured = capsys.readouterr()
+    assert "input attention_mask: shape [2, 7] int64  min 1 max 1" in captured.out
+    assert "NaN" not in captured.err
+    feeds, _ = make_feeds(ir2onnx.load_ir(bert), shapes={"input_ids": (2, 7)})  # check's feeds
+    assert feeds["attention_mask"].shape == (2, 7) and feeds["input_ids"].shape == (2, 7)
+
+
 def test_operation_parameters_get_values_valid_for_any_model(tmp_path):
     """Inputs traced to a Range's start/stop/step and to an Interpolate's scales get 0, 4, 1 and
     ones (random normal scales made Resize fail: "Scale value should be greater than 0")."""

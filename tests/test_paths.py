@@ -170,6 +170,7 @@ def test_convert_a_directory_of_irs(capsys, tmp_path, jobs):
     lines = out.splitlines()
     assert lines[0].split() == ["model", "status", "seconds", "size", "reason"]
     assert [line.split()[1] for line in lines[1:4]] == ["ok"] * 3
+    assert [line.split()[0] for line in lines[1:4]] == ["a/model.xml", "b/model.xml", "b/other.xml"]  # relative
     assert lines[-1] == "3 of 3 model(s) converted"
 
 

@@ -195,7 +195,9 @@ def test_f16_mode_computes_in_f16_and_keeps_the_sensitive_layers_f32(tmp_path):
     # (a ReduceMean over the spatial axes of a 4-D f32 tensor is lowered as GlobalAveragePool)
     assert _node_input_types(model, "ReduceMean") + _node_input_types(model, "GlobalAveragePool") == [TensorProto.FLOAT]
     result = assert_check(xml, precision="f16")  # runs on onnxruntime CPU, within f16 tolerance
-    assert all(c.rtol == 1e-2 for c in result.outputs[0].comparisons)
+    # a [1, C, 1, 1] SoftMax output: at f16, the class rule judges it (docs/check.md), and its
+    # elements stay within the f16 element-wise tolerance too
+    assert all(c.rule == "class" and c.passed and c.max_abs < 1e-2 for c in result.outputs[0].comparisons)
 
 
 def test_f16_mode_of_an_fp16_v10_ir(tmp_path):

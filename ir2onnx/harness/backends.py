@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph, shape_str
+from .openvino_attributes import ignored_attributes
 
 
 @dataclass
@@ -77,7 +78,7 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     """Inputs for every Parameter, in the converted model's input order: ``given`` arrays as they
     are, others generated like :func:`ir2onnx.runtime.sessions.make_inputs` (dynamic dims from ``shapes``,
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
-    from ..runtime.input_values import generate, ir_hints
+    from ..runtime.input_values import generate, ir_hints, shared_dims
     from ..ir.names import input_name, parameters
     from ..runtime.sessions import check_feed_request, check_generated_size, random_array
 
@@ -89,6 +90,9 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
             raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(params)})")
     rng = np.random.default_rng(seed)
     hints = ir_hints(graph)
+    known = {n: tuple(np.shape(v)) for n, v in given.items()}
+    known.update({n: tuple(v) for n, v in shapes.items() if n not in known})
+    tied = shared_dims({n: p.attrs["shape"] for n, p in params.items()}, known)
     feeds, origin = {}, {}
     for name, layer in params.items():
         etype, declared = layer.attrs["element_type"], layer.attrs["shape"]
@@ -102,6 +106,8 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
         else:
             if name in shapes:
                 shape = tuple(shapes[name])
+            elif name in tied:
+                shape = tied[name]
             elif declared is None:
                 raise Ir2OnnxError(f"input '{name}' has a dynamic rank: give its shape with --shape")
             else:
@@ -168,7 +174,9 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
         compiled = core.compile_model(model, "CPU", OPENVINO_EXACT)
     except Exception as e:  # OpenVINO's own validation: it does not support this IR
         raise Refused(f"OpenVINO cannot load this IR: {' '.join(str(e).split())[-300:]}") from None
-    _unknown_attributes(graph, model)
+    ignored = ignored_attributes(graph.xml_path, model)
+    if ignored:
+        raise Refused(ignored)
     by_param = {p.name: input_name(p) for p in parameters(graph)}
     names = output_names(graph)
     by_result = {r.name: names[r.id] for r in results(graph)}
@@ -228,23 +236,6 @@ def _collect(compiled, request, by_result: dict) -> dict[str, np.ndarray]:
             name = next(n for n in by_result.values() if n in port.get_names())
         out[name] = np.array(request.get_output_tensor(i).data)
     return {n: out[n] for n in by_result.values() if n in out}
-
-
-def _unknown_attributes(graph: Graph, model) -> None:
-    """Refuse when OpenVINO ignores an attribute the IR sets (say DepthToSpace ``data_format``):
-    it would run a different model. The XML is re-read for the attributes actually written."""
-    import defusedxml.ElementTree as SafeET
-
-    known = {op.friendly_name: set(op.get_attributes()) for op in model.get_ops()}
-    skip = {"Parameter", "Const", "Result"}
-    for elem in SafeET.parse(graph.xml_path).getroot().iter("layer"):
-        data, name = elem.find("data"), elem.get("name")
-        if data is None or elem.get("type") in skip or name not in known:
-            continue
-        unknown = sorted(set(data.attrib) - known[name])
-        if unknown:
-            raise Refused(f"OpenVINO ignores attribute(s) {', '.join(unknown)} of layer '{name}' "
-                          f"({elem.get('type')}-{elem.get('version')}): it would run another model")
 
 
 def _ov_tensor(ov, array: np.ndarray):

@@ -21,7 +21,8 @@ from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, ru
                        run_oracle, run_ort, timed)
 from .compare import DEFAULT_TOLERANCES, Comparison, compare
 from ..errors import Ir2OnnxError
-from .int8_rule import compare_int8, has_fake_quantize, output_steps
+from .int8_rule import has_fake_quantize, output_steps
+from .rules import SCORE_THRESHOLD, Task, judge, tasks
 from ..api import read_model
 from .layers import LayerDrift, can_compare_layers, layer_drift
 from ..ir.graph import Graph
@@ -35,10 +36,10 @@ REFERENCE = "oracle"
 INT8_NOTE = ("the IR has {n} FakeQuantize layer(s): a quantization level that flips on a near-tie "
              "moves the levels it feeds, and OpenVINO's CPU plugin runs INT8 IRs through its "
              "low-precision transformations (it skips a FakeQuantize before a residual Add), so "
-             "float outputs are judged by the INT8 rule: quantized outputs by the share of "
-             "elements within one quantization step, class outputs by argmax agreement, others "
-             "element-wise; --rtol/--atol judge every output element-wise instead "
-             "(docs/check.md)")
+             "float outputs are judged at task level: quantized outputs in quantization steps, "
+             "detections box to box, class vectors by argmax, embeddings by cosine similarity, "
+             "images by PSNR, others element-wise; --rtol/--atol judge every output element-wise "
+             "instead (docs/check.md)")
 
 
 @dataclass
@@ -111,7 +112,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
           bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
           precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None,
-          layers: bool = False) -> CheckResult:
+          layers: bool = False, score_threshold: float = SCORE_THRESHOLD) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -130,6 +131,10 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     ``oracle_budget``: the oracle is skipped (status ``skipped``, with the reason) when
     :func:`ir2onnx.harness.oracle_budget.estimate` of its work exceeds it; None: no limit.
     ``progress``: called with one line as each step starts or ends (the CLI prints them to stderr).
+    Each output is judged by the rule :mod:`ir2onnx.harness.rules` finds for it: detections box to
+    box (rows above ``score_threshold``) in every comparison; class vectors, attributes,
+    embeddings, images and quantized outputs at task level in an INT8 IR or at ``precision="f16"``;
+    everything else, and everything when ``rtol``, ``atol`` or ``bitexact`` is given, element-wise.
     An LLM IR (``input_ids`` and a KV cache, :func:`ir2onnx.llm.interface.is_llm`) is fed decode steps
     instead (:mod:`ir2onnx.llm.decode`): the prompt, then one token a step, the mask and positions
     growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
@@ -143,6 +148,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         if tol is not None and not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
             raise Ir2OnnxError(f"{what} must be a finite number >= 0, got {tol!r}")
     graph = computed_graph(read_model(model, weights), precision)  # precision decided here, read from the graph after
+    task_rules = rtol is None and atol is None and not bitexact
     if precision == "f16" and rtol is None and atol is None:
         rtol, atol = DEFAULT_TOLERANCES["float16"]
     run_providers, unavailable = resolve_providers(providers)
@@ -204,8 +210,12 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     checks = []
     names = step_output_names(graph, steps) if steps else list(output_names(graph).values())
     fake_quantize = has_fake_quantize(graph)
-    int8 = fake_quantize and not bitexact and rtol is None and atol is None
-    grid = output_steps(graph) if int8 else {}
+    tolerant = task_rules and (bool(fake_quantize) or precision == "f16")
+    judged: dict[str, Task] = {}
+    if task_rules and done:
+        sample = {n: v for b in reversed(done) for n, v in b.outputs.items()}  # each output's shape, once
+        judged = tasks(graph, output_names(graph), sample, tolerant,
+                       output_steps(graph) if fake_quantize else None)
     for name in names:
         first = next((b.outputs[name] for b in done if name in b.outputs), None)
         oc = OutputCheck(name, None if first is None else tuple(first.shape),
@@ -217,9 +227,10 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
                     oc.comparisons.append(Comparison(name, a.name, b.name, False,
                                                      reason=f"{lacking} has no output '{name}'"))
                     continue
-                if int8:
-                    oc.comparisons.append(compare_int8(name, a.name, a.outputs[name], b.name,
-                                                       b.outputs[name], grid.get(name.split("@")[0])))
+                task = judged.get(name)
+                if task is not None:
+                    oc.comparisons.append(judge(name, task, a.name, a.outputs, b.name, b.outputs,
+                                                tolerant=tolerant, score_threshold=score_threshold))
                 else:
                     oc.comparisons.append(compare(name, a.name, a.outputs[name], b.name,
                                                   b.outputs[name], rtol, atol, bitexact))

@@ -22,7 +22,7 @@ movement ops are bit-exact in practice and the selftest demands exactly that of 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -67,8 +67,9 @@ class Comparison:
     atol: float = 0.0
     exact: bool = False
     reason: str = ""  # why it failed before values were compared (shape, dtype, missing)
-    rule: str = ""  # "" (element-wise) or the INT8 rule that judged it (ir2onnx.harness.int8_rule)
+    rule: str = ""  # "" (element-wise) or the task rule that judged it (ir2onnx.harness.rules)
     detail: str = ""  # that rule's measurements and thresholds, one line
+    metrics: dict = field(default_factory=dict)  # that rule's numbers, by name (JSON-ready)
 
     @property
     def pair(self) -> str:
@@ -79,7 +80,7 @@ class Comparison:
                 "shape": None if self.shape is None else list(self.shape), "dtype": self.dtype,
                 "max_abs": self.max_abs, "max_rel": self.max_rel, "mismatches": self.mismatches,
                 "rtol": self.rtol, "atol": self.atol, "exact": self.exact, "reason": self.reason,
-                "rule": self.rule or "elementwise", "detail": self.detail}
+                "rule": self.rule or "elementwise", "detail": self.detail, "metrics": dict(self.metrics)}
 
 
 def compare(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.ndarray,

@@ -1,4 +1,4 @@
-"""How ``ir2onnx check`` judges the float outputs of an INT8 IR (one with FakeQuantize layers).
+"""The quantization-step rule of ``ir2onnx check`` (one row of :mod:`ir2onnx.harness.rules`): the float outputs of an INT8 IR (one with FakeQuantize layers).
 
 An element-wise tolerance is the wrong yardstick there: a value that lies on a near-tie of a
 FakeQuantize rounds to one level in one backend and to the next in another, and the flip moves
@@ -14,10 +14,9 @@ Add), so it computes a slightly different network. The rule, per output and pair
   element-wise tolerance (flips are rare where both compute the IR as written: a systematic
   off-by-one-level error, rounding down instead of to nearest, is not); for a pair with
   OpenVINO, at least :data:`WITHIN_OPENVINO_STEPS` within :data:`OPENVINO_STEPS` steps instead;
-- **class output** (no FakeQuantize feeds it directly, shape ``[N, C]`` with ``C >= 2``: logits or
-  scores): the pair passes when the argmax of at least :data:`ARGMAX_AGREEMENT` of the rows
-  agrees and no element differs by more than :data:`CLASS_RANGE_SHARE` of the output's range;
-- any other output: the element-wise rule of :mod:`ir2onnx.harness.compare`.
+- any other output: the task rules of :mod:`ir2onnx.harness.rules` (detections, class vectors,
+  attributes, embeddings, images), which also judge ``--precision f16`` comparisons, else the
+  element-wise rule of :mod:`ir2onnx.harness.compare`.
 
 Measured (2026-11, ``samples/real/nncf_resnet3``: three quantized residual blocks, seeds 0-2):
 onnxruntime vs the oracle agree on 99.7-100% of the feature map's elements exactly and on
@@ -30,15 +29,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compare import Comparison, compare, default_tolerance
+from .compare import Comparison, default_tolerance
 from ..ir.graph import Graph, Layer
 
 WITHIN_ONE_STEP = 0.99
 EQUAL = 0.95
 OPENVINO_STEPS = 4
 WITHIN_OPENVINO_STEPS = 0.99
-ARGMAX_AGREEMENT = 0.99
-CLASS_RANGE_SHARE = 0.01
 # layers whose outputs are values of their (first) input, or several inputs' values (Concat)
 ON_GRID = frozenset({"ReLU", "MaxPool", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Concat",
                      "StridedSlice", "Slice", "Split", "VariadicSplit", "Gather", "Identity",
@@ -93,44 +90,26 @@ def has_fake_quantize(graph: Graph) -> int:
     return sum(layer.type == "FakeQuantize" for layer in graph.order)
 
 
-def compare_int8(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.ndarray,
-                 step: float | None) -> Comparison:
-    """One output of an INT8 IR compared by the rule above (the element-wise statistics, max abs
-    and max rel, are reported as well)."""
-    c = compare(output, a_name, a, b_name, b)
-    a, b = np.asarray(a), np.asarray(b)
-    if c.reason or c.exact or a.size == 0 or a.dtype.kind != "f":
-        return c
+def step_rule(c: Comparison, a: np.ndarray, b: np.ndarray, step: float) -> Comparison:
+    """Judge ``c`` (the element-wise comparison of ``a`` and ``b``, a quantized float output) in
+    quantization steps, by the rule above."""
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     with np.errstate(invalid="ignore"):
         diff = np.where((fa == fb) | (np.isnan(fa) & np.isnan(fb)), 0.0, np.abs(fa - fb))
     diff = np.where(np.isnan(diff), np.inf, diff)
-    if step is not None:
-        openvino = "openvino" in (a_name, b_name)
-        steps = OPENVINO_STEPS if openvino else 1
-        within_one = float(np.mean(diff <= step * 1.001))
-        within = float(np.mean(diff <= steps * step * 1.001))
-        need = WITHIN_OPENVINO_STEPS if openvino else WITHIN_ONE_STEP
-        rtol, atol = default_tolerance(a.dtype)
-        with np.errstate(invalid="ignore"):
-            equal = float(np.mean(diff <= atol + rtol * np.maximum(np.abs(fa), np.abs(fb))))
-        c.rule = "int8 step"
-        c.detail = (f"{within_one:.2%} within 1 step ({step:.3g})"
-                    + (f", {within:.2%} within {steps}" if steps > 1 else f", {equal:.2%} equal")
-                    + f"; need {need:.0%} within {steps}" + ("" if openvino else f", {EQUAL:.0%} equal"))
-        c.passed = within >= need and (openvino or equal >= EQUAL)
-        c.mismatches = int(np.count_nonzero(diff > steps * step * 1.001))
-        return c
-    if a.ndim == 2 and a.shape[1] >= 2:
-        agree = float(np.mean(np.argmax(np.nan_to_num(fa, nan=-np.inf), axis=1)
-                              == np.argmax(np.nan_to_num(fb, nan=-np.inf), axis=1)))
-        span = max(np.ptp(fa[np.isfinite(fa)]) if np.isfinite(fa).any() else 0.0,
-                   np.ptp(fb[np.isfinite(fb)]) if np.isfinite(fb).any() else 0.0)
-        share = float(diff.max() / span) if span > 0 else (0.0 if diff.max() == 0 else np.inf)
-        c.rule = "int8 class"
-        c.detail = (f"argmax agrees on {agree:.0%} of {a.shape[0]} row(s), max abs {share:.2%} of the "
-                    f"range; need {ARGMAX_AGREEMENT:.0%} and <= {CLASS_RANGE_SHARE:.0%}")
-        c.passed = agree >= ARGMAX_AGREEMENT and share <= CLASS_RANGE_SHARE
-        c.mismatches = 0 if c.passed else int(np.count_nonzero(diff > CLASS_RANGE_SHARE * span))
-        return c
+    openvino = "openvino" in (c.a, c.b)
+    steps = OPENVINO_STEPS if openvino else 1
+    within_one = float(np.mean(diff <= step * 1.001))
+    within = float(np.mean(diff <= steps * step * 1.001))
+    need = WITHIN_OPENVINO_STEPS if openvino else WITHIN_ONE_STEP
+    rtol, atol = default_tolerance(a.dtype)
+    with np.errstate(invalid="ignore"):
+        equal = float(np.mean(diff <= atol + rtol * np.maximum(np.abs(fa), np.abs(fb))))
+    c.rule = "int8 step"
+    c.detail = (f"{within_one:.2%} within 1 step ({step:.3g})"
+                + (f", {within:.2%} within {steps}" if steps > 1 else f", {equal:.2%} equal")
+                + f"; need {need:.0%} within {steps}" + ("" if openvino else f", {EQUAL:.0%} equal"))
+    c.passed = within >= need and (openvino or equal >= EQUAL)
+    c.mismatches = int(np.count_nonzero(diff > steps * step * 1.001))
+    c.metrics = {"step": step, "within_one_step": within_one, f"within_{steps}_steps": within, "equal": equal}
     return c

@@ -48,7 +48,7 @@ def format_text(result) -> str:
             verdict = "pass" if c.passed else "FAIL"
             detail = c.reason or f"max abs {_num(c.max_abs):<9} max rel {_num(c.max_rel):<9} {_tol(c)}"
             if c.rule and not c.reason:
-                detail = f"max abs {_num(c.max_abs):<9} {c.detail}"
+                detail = f"max abs {_num(c.max_abs):<9} {c.rule}: {c.detail}"  # the rule that judged it
             lines.append(f"  {c.pair:<24} {detail:<58} {verdict}")
     if result.layers is not None:
         lines += text_lines(result.layers)

@@ -15,6 +15,10 @@ meaning the values must respect, or every output is NaN:
   OneHot's depth, Tile's repeats);
 - everything else stays random (:func:`ir2onnx.runtime.sessions.random_array`); ``--seed`` seeds both.
 
+Dims are shared (:func:`shared_dims`): an input whose dynamic dims are tied to an input that
+``--shape``/``--input`` sized (a symbolic dim of the same name; ``attention_mask``,
+``token_type_ids``, ``position_ids`` beside ``input_ids``) takes its dims, not 1.
+
 The tables are found in the IR (:func:`ir_hints`, the ports' declared dims) or in an ONNX
 file (:func:`onnx_hints`, initializer dims and ONNX shape inference).
 """
@@ -110,6 +114,43 @@ def generate(name: str, shape, dtype, rng: np.random.Generator,
         high = min(rows, int(np.iinfo(dtype).max) + 1)
         return rng.integers(0, high, size=shape).astype(dtype), f"random indices in [0, {high})"
     return None, "random"
+
+
+def text_family(name: str) -> bool:
+    """Inputs of a text model that share its token dims: ``input_ids`` and its masks, token
+    types, segment and position ids."""
+    return name_kind(name) is not None or name.lower().endswith("input_ids")
+
+
+def shared_dims(declared: dict[str, tuple | list | None], known: dict[str, tuple]) -> dict[str, tuple]:
+    """Shapes for inputs that ``known`` (the shapes given with ``--shape`` or ``--input``) leaves
+    open but whose dynamic dims are tied to a known input's: a symbolic dim (a str, an ONNX
+    ``dim_param``) of the same name; or, between inputs tied by name (:func:`text_family`:
+    ``attention_mask``, ``token_type_ids``, ``position_ids`` beside ``input_ids``) of the same
+    rank, the dynamic dims at the same positions. ``declared``: every input's dims (an int, or
+    None / a str for a dynamic dim). Only inputs with a tied dim are returned; their untied
+    dynamic dims are 1, as generated inputs' are."""
+    symbols: dict[str, int] = {}
+    for name, shape in known.items():
+        for d, v in zip(declared.get(name) or (), shape):
+            if isinstance(d, str) and d:
+                symbols.setdefault(d, int(v))
+    anchors = [n for n in known if text_family(n) and declared.get(n) is not None
+               and len(declared[n]) == len(known[n])]
+    out = {}
+    for name, dims in declared.items():
+        if name in known or dims is None:
+            continue
+        shape: list[int | None] = [d if isinstance(d, int) else None for d in dims]
+        for i, d in enumerate(dims):
+            if isinstance(d, str) and d in symbols:
+                shape[i] = symbols[d]
+        anchor = next((a for a in anchors if len(known[a]) == len(dims)), None) if text_family(name) else None
+        if anchor is not None:
+            shape = [known[anchor][i] if s is None else s for i, s in enumerate(shape)]
+        if any(s is not None and not isinstance(d, int) for s, d in zip(shape, dims)):
+            out[name] = tuple(1 if s is None else int(s) for s in shape)
+    return out
 
 
 def _gather_rows(dims, axis: int) -> int | None:

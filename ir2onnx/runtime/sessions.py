@@ -145,13 +145,17 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
     (:mod:`ir2onnx.runtime.input_values`: indices within the table they index, per ``hints``, ones for
     masks ..., else random).
 
-    A dynamic dim takes its value from ``shapes`` or, when not given, 1.
+    A dynamic dim takes its value from ``shapes``, else from an input it is tied to
+    (:func:`ir2onnx.runtime.input_values.shared_dims`), else 1.
     """
-    from .input_values import generate
+    from .input_values import generate, shared_dims
 
     given, shapes = dict(given or {}), dict(shapes or {})
     check_feed_request(given, shapes, seed)
     names = [i.name for i in sess.get_inputs()]
+    known = {n: tuple(np.shape(v)) for n, v in given.items()}
+    known.update({n: tuple(v) for n, v in shapes.items() if n not in known})
+    tied = shared_dims({i.name: i.shape for i in sess.get_inputs()}, known)
     for name in list(given) + list(shapes):
         if name not in names:
             raise Ir2OnnxError(f"the model has no input '{name}' (inputs: {', '.join(names)})")
@@ -174,6 +178,8 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
             if len(shape) != len(info.shape) or any(isinstance(d, int) and d != s for d, s in zip(info.shape, shape)):
                 raise Ir2OnnxError(f"--shape {info.name}={','.join(map(str, shape))} does not fit the "
                                    f"input's shape {info.shape}")
+        elif info.name in tied:
+            shape = tied[info.name]
         else:
             shape = tuple(d if isinstance(d, int) else 1 for d in info.shape)
         check_generated_size(info.name, shape, dtype)

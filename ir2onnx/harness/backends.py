@@ -268,15 +268,15 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
 
 
 def convert_to(graph: Graph, opset: int | None, folder: str,
-               precision: str = "f32") -> tuple[Path, str | None, int]:
-    """Write the converted model into ``folder``; a failed onnx.checker is returned as a problem;
-    the opset used comes last (``opset=None``: the converter chooses it)."""
+               precision: str = "f32", target: str = "onnxruntime") -> tuple[Path, str | None, int]:
+    """Write the converted model (for ``target``) into ``folder``; a failed onnx.checker is
+    returned as a problem; the opset used comes last (``opset=None``: the converter chooses it)."""
     import onnx
 
     from ..lowering.convert import convert_graph
     from ..writer import save
 
-    converted = convert_graph(graph, opset, precision=precision)
+    converted = convert_graph(graph, opset, precision=precision, target=target)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)

@@ -13,7 +13,9 @@ Add), so it computes a slightly different network. The rule, per output and pair
   at least :data:`WITHIN_ONE_STEP` of them do and at least :data:`EQUAL` are equal within the
   element-wise tolerance (flips are rare where both compute the IR as written: a systematic
   off-by-one-level error, rounding down instead of to nearest, is not); for a pair with
-  OpenVINO, at least :data:`WITHIN_OPENVINO_STEPS` within :data:`OPENVINO_STEPS` steps instead;
+  OpenVINO, at least :data:`WITHIN_OPENVINO_STEPS` within :data:`OPENVINO_STEPS` steps instead
+  (and so for onnxruntime on a file whose FakeQuantize layers became QuantizeLinear ->
+  DequantizeLinear: ``--target onnx``/``tensorrt``, whose int8 kernels requantize alike);
 - **class output** (no FakeQuantize feeds it directly, shape ``[N, C]`` with ``C >= 2``: logits or
   scores): the pair passes when the argmax of at least :data:`ARGMAX_AGREEMENT` of the rows
   agrees and no element differs by more than :data:`CLASS_RANGE_SHARE` of the output's range;
@@ -94,9 +96,12 @@ def has_fake_quantize(graph: Graph) -> int:
 
 
 def compare_int8(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.ndarray,
-                 step: float | None) -> Comparison:
+                 step: float | None, integer: bool = False) -> Comparison:
     """One output of an INT8 IR compared by the rule above (the element-wise statistics, max abs
-    and max rel, are reported as well)."""
+    and max rel, are reported as well). A pair with OpenVINO (on the IR or, ``openvino:onnx``, on
+    the ONNX file) takes OpenVINO's steps; so does one with ``integer`` set: a backend that ran
+    QuantizeLinear -> DequantizeLinear through integer kernels (onnxruntime fuses them into
+    QLinearConv / QLinearMatMul, which requantize between layers as OpenVINO's plugin does)."""
     c = compare(output, a_name, a, b_name, b)
     a, b = np.asarray(a), np.asarray(b)
     if c.reason or c.exact or a.size == 0 or a.dtype.kind != "f":
@@ -106,7 +111,7 @@ def compare_int8(output: str, a_name: str, a: np.ndarray, b_name: str, b: np.nda
         diff = np.where((fa == fb) | (np.isnan(fa) & np.isnan(fb)), 0.0, np.abs(fa - fb))
     diff = np.where(np.isnan(diff), np.inf, diff)
     if step is not None:
-        openvino = "openvino" in (a_name, b_name)
+        openvino = integer or any(n.split(":")[0] == "openvino" for n in (a_name, b_name))
         steps = OPENVINO_STEPS if openvino else 1
         within_one = float(np.mean(diff <= step * 1.001))
         within = float(np.mean(diff <= steps * step * 1.001))

@@ -1,0 +1,58 @@
+"""A target's conversion against the default's on one IR (issue 33's sweeps: tests/test_targets.py,
+benchmarks/target_samples.py): the non-standard nodes it holds and the outputs it computes on
+onnxruntime, fed the check's inputs (the same seed: example inputs, LLM decode steps, a stateful
+model's steps), compared with the default target's by the check's rules."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TargetComparison:
+    """``nonstandard``: the ``domain::op`` of every node outside the standard domain; ``failures``:
+    one line per output that differs from the default target's (or the error)."""
+
+    model: str
+    opset: int = 0
+    default_opset: int = 0
+    nonstandard: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    compared: int = 0
+
+
+def compare_targets(xml, target: str = "onnx", opset: int | None = None) -> TargetComparison:
+    """Convert ``xml`` for ``target`` (at ``opset``) and for the default target and compare."""
+    from ..harness.check import check
+    from ..harness.compare import compare
+    from ..harness.int8_rule import compare_int8, has_fake_quantize, output_steps
+    from ..ir.reader import load_ir
+    from ..lowering.convert import convert_graph
+    from ..lowering.targets import get, nonstandard_nodes
+
+    out = TargetComparison(str(xml))
+    graph = load_ir(xml)
+    conv = convert_graph(graph, opset, target=target)
+    out.opset, out.nonstandard = conv.opset, nonstandard_nodes(conv.model)
+    runs = {}
+    for name, t, o in (("default", "onnxruntime", None), (target, target, opset)):
+        result = check(graph, opset=o, target=t, openvino=False, oracle=False)
+        run = result.backend("ort:cpu")
+        if run.status != "ok":
+            out.failures.append(f"{name}: {run.message}")
+            return out
+        runs[name] = run.outputs
+        out.default_opset = result.opset if t == "onnxruntime" else out.default_opset
+    grid = output_steps(graph) if has_fake_quantize(graph) else None
+    qdq = get(target).quantized != "exact"  # onnxruntime's int8 kernels: OpenVINO's steps (int8_rule)
+    for name, a in runs["default"].items():
+        b = runs[target].get(name)
+        if b is None:
+            out.failures.append(f"output '{name}': missing in the {target} target's run")
+            continue
+        c = compare_int8(name, "default", a, target, b, grid.get(name.split("@")[0]), integer=qdq) if grid is not None \
+            else compare(name, "default", a, target, b)
+        out.compared += 1
+        if not c.passed:
+            why = c.reason or getattr(c, "detail", "") or f"{c.mismatches} element(s) apart, max abs {c.max_abs:.3g}"
+            out.failures.append(f"output '{name}': {why}")
+    return out

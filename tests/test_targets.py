@@ -47,8 +47,12 @@ def test_the_onnx_target_keeps_the_lowest_opset_where_onnxruntime_asks_for_block
     assert default.opset_import[0].version == 21  # per-channel weights in blocks for MatMulNBits
     assert standard.opset_import[0].version == 14 and standard.ir_version == 7
     assert [o.domain for o in standard.opset_import] == [""] and not targets.nonstandard_nodes(standard)
-    dq = next(n for n in standard.graph.node if n.op_type == "DequantizeLinear")
-    assert not any(a.name == "block_size" for a in dq.attribute)
+    def blocks(model) -> bool:
+        dq = next(n for n in model.graph.node if n.op_type == "DequantizeLinear")
+        return any(a.name == "block_size" for a in dq.attribute)
+
+    assert blocks(default) and not blocks(standard)
+    assert blocks(convert(xml, target="onnx", opset=21)) and not blocks(convert(xml, target="tensorrt", opset=21))
     feeds = {"x": np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)}
     np.testing.assert_allclose(_run(standard, feeds)[0], _run(default, feeds)[0], rtol=1e-6, atol=1e-6)
 

@@ -6,7 +6,8 @@ the runtime that will load the file.
   written in blocks (onnxruntime fuses those into its ``com.microsoft`` MatMulNBits when it loads
   the file), tied 8-bit tables stored through an alias for that fusion.
 * ``onnx``: the standard ``ai.onnx`` domain for any runtime: the lowest opset (from 14) and IR
-  version the model needs; compressed weights as plain (per axis / blocked) DequantizeLinear;
+  version the model needs; compressed weights as plain (per axis / blocked) DequantizeLinear
+  (per-channel MatMul weights in blocks of K only where the opset is 21 anyway: ``--opset 21``);
   FakeQuantize as QuantizeLinear -> DequantizeLinear where it is an 8-bit quantization; at opset
   >= 23 (``--opset 23``) ScaledDotProductAttention as Attention-23 and RMS norms as
   RMSNormalization-23 where they fit exactly.
@@ -41,6 +42,7 @@ class Target:
     name: str
     runtime: str  # who loads the file, for messages
     onnxruntime_forms: bool = False  # forms chosen for onnxruntime's fusions (MatMulNBits)
+    matmul_blocks: bool = True  # per-channel MatMul weights in blocks of K where the opset has them
     lowest_opset: bool = True  # the opset search starts at MIN_OPSET instead of DEFAULT_OPSET
     opset23_forms: bool = False  # Attention-23, RMSNormalization-23 at opset >= 23
     max_opset: int | None = None
@@ -70,7 +72,7 @@ TARGETS = {
     "web": Target("web", "onnxruntime-web", max_opset=21, max_ir_version=10, quantized="exact",
                   max_weight_bytes=WEB_ARRAY_BUFFER),
     "tensorrt": Target("tensorrt", "TensorRT's ONNX parser", quantized="qdq-symmetric",
-                       missing_ops=TENSORRT_MISSING, int32_constants=True),
+                       missing_ops=TENSORRT_MISSING, int32_constants=True, matmul_blocks=False),
 }
 DEFAULT = "onnxruntime"
 

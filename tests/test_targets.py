@@ -231,9 +231,12 @@ def test_the_llm_samples_take_the_opset_23_forms_and_decode_openvinos_tokens(tmp
     assert [int(t) for t in line.split(":")[1].split()] == greedy["tokens"]
 
 
-def test_run_converts_an_ir_for_the_target(capsys):
+def test_run_converts_an_ir_for_the_target(tmp_path, capsys):
     assert cli.main(["run", str(LLM / "llama_int4" / "openvino_model.xml"), "--target", "onnx", "--steps", "2"]) == 0
     assert "tokens[0]:" in capsys.readouterr().out
+    onnx.save(convert(SAMPLES / "real" / "cnn" / "model.xml"), tmp_path / "m.onnx")
+    assert cli.main(["run", str(tmp_path / "m.onnx"), "--target", "web"]) == 2
+    assert "is ONNX already" in capsys.readouterr().err
 
 
 def test_genai_folders_are_for_onnxruntime_only(tmp_path, capsys):

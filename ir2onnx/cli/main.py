@@ -283,6 +283,8 @@ def cmd_run(args) -> int:
     model = args.model
     if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
         model = model_xml(model)
+    if args.target != "onnxruntime" and Path(model).suffix.lower() == ".onnx":
+        raise Ir2OnnxError(f"--target {args.target} chooses how an IR is converted: '{model}' is ONNX already")
     with os_errors("read"):
         llm = _run_llm(model, given, shapes, args)
     if llm is not None:

@@ -117,6 +117,15 @@ def test_tensorrt_clamps_a_slice_to_the_end_and_refuses_other_int64_past_int32(t
     assert convert(big).graph.node  # the default target keeps it
 
 
+@pytest.mark.parametrize("sample", ["dynamic/swin/model.xml", "torch_loop/torch_loop.xml"])
+def test_tensorrt_clamps_int64_that_reaches_only_bounds(sample):
+    """swin's Pad selects INT64_MAX (Where) as a Slice end; torch's Loop has no trip limit."""
+    model = convert(SAMPLES / sample, target="tensorrt")
+    ints = [onnx.numpy_helper.to_array(t) for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT64]
+    assert all(int(np.abs(a).max(initial=0)) <= targets.INT32_MAX + 1 for a in ints)
+    assert not compare_targets(SAMPLES / sample, "tensorrt").failures
+
+
 def test_tensorrt_takes_static_dims_from_shape(tmp_path):
     x = ov_parameter([None, 3], np.float32, "x")
     xml = ov_save(tmp_path / "r.xml", ops.reshape(ops.relu(x), np.array([-1], np.int64), False), [x])

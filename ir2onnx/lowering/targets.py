@@ -16,7 +16,8 @@ the runtime that will load the file.
   4 GiB wasm32 memory, f16 weights kept f16.
 * ``tensorrt``: TensorRT's ONNX parser: the ``onnx`` forms, FakeQuantize as symmetric int8
   QuantizeLinear -> DequantizeLinear, no op its parser lacks, int64 constants that fit int32
-  (the parser narrows them; a Slice's "to the end" sentinel is clamped, exactly); dynamic dims
+  (the parser narrows them; a Slice's "to the end" sentinel and a Loop's "no limit" trip count are
+  clamped, exactly); dynamic dims
   stay (TensorRT builds optimization profiles over them), ``--shape`` fixes them where the
   deployment has one shape, and the shape arithmetic then folds to constants.
 
@@ -176,35 +177,56 @@ def finish(conv, target: Target) -> None:
         raise UnsupportedLayers(unique)
 
 
-_SLICE_BOUNDS = {"Slice": (1, 2)}  # starts, ends: beyond a dim they clamp, so clamping is exact
+# inputs where an int64 past int32 may be clamped: a Slice's starts and ends (a bound past the dim
+# is clamped by Slice itself, so the result is the same) and a Loop's trip count (INT64_MAX: "no
+# limit"; TensorRT counts iterations in int32)
+_BOUNDS = {"Slice": (1, 2), "Loop": (0,)}
+# ops that pass such a value on unchanged (None: every input), towards a bound
+_PASS = {"Where": (1, 2), "Concat": None, "Min": None, "Max": None, "Unsqueeze": (0,), "Squeeze": (0,),
+         "Reshape": (0,), "Identity": (0,)}
+
+
+def _only_bounds(name: str, consumers: dict, depth: int = 0) -> bool:
+    """Whether every reader of ``name`` is a bound of :data:`_BOUNDS`, directly or through ops
+    that pass the value on (a graph output, or any other reader, is not)."""
+    uses = consumers.get(name, [])
+    if not uses or depth > 4:
+        return False
+    for node, i in uses:
+        if i in _BOUNDS.get(node.op_type, ()):
+            continue
+        passes = _PASS.get(node.op_type, ())
+        if node.op_type in _PASS and (passes is None or i in passes) \
+                and all(_only_bounds(o, consumers, depth + 1) for o in node.output):
+            continue
+        return False
+    return True
 
 
 def _narrow_int64(conv, nodes, target: Target) -> list:
-    """int64 initializers whose values fit int32 (TensorRT narrows them); the starts and ends of a
-    Slice are clamped to int32 (exact: a bound past the dim is clamped by Slice itself); any other
-    value past int32 is a refusal of the layer that reads it."""
+    """int64 initializers whose values fit int32 (TensorRT narrows them); a constant that only
+    reaches Slice bounds or a Loop's trip count (:data:`_BOUNDS`) is clamped to int32, exactly;
+    any other value past int32 is a refusal of the layer that reads it."""
     entries = {t.name: t for t in conv.tensors if t.etype.name == "i64"}
     if not entries:
         return []
-    readers: dict[str, list] = {}
+    consumers: dict[str, list] = {}
     for node in nodes:
         for i, name in enumerate(node.input):
-            if name in entries:
-                readers.setdefault(name, []).append((node, i))
+            consumers.setdefault(name, []).append((node, i))
+    outputs = {o.name for o in conv.model.graph.output}
     problems = []
-    for name, uses in readers.items():
-        t = entries[name]
-        values = _values(t)
+    for name, t in entries.items():
+        values = _values(t) if name in consumers else None
         if values is None or values.size == 0:
             continue
         lo, hi = int(values.min()), int(values.max())
         if -INT32_MAX - 1 <= lo and hi <= INT32_MAX:
             continue
-        bounds = all(i in _SLICE_BOUNDS.get(node.op_type, ()) for node, i in uses)
-        if bounds and t.alias is None:
+        if t.alias is None and name not in outputs and _only_bounds(name, consumers):
             t.data = np.clip(values, -INT32_MAX - 1, INT32_MAX).astype(np.int64)
             continue
-        for node, _ in uses:
+        for node, _ in consumers[name]:
             layer = conv.node_layers.get(node.name)
             if layer is not None:
                 problems.append((layer, f"target {target.name}: the int64 constant '{name}' holds "

@@ -17,9 +17,9 @@ the runtime that will load the file.
 * ``tensorrt``: TensorRT's ONNX parser: the ``onnx`` forms, FakeQuantize as symmetric int8
   QuantizeLinear -> DequantizeLinear, no op its parser lacks, int64 constants that fit int32
   (the parser narrows them; a Slice's "to the end" sentinel and a Loop's "no limit" trip count are
-  clamped, exactly); dynamic dims
-  stay (TensorRT builds optimization profiles over them), ``--shape`` fixes them where the
-  deployment has one shape, and the shape arithmetic then folds to constants.
+  clamped, exactly); dynamic dims stay (TensorRT builds optimization profiles over them),
+  ``--shape`` fixes them where the deployment has one shape, and the shape arithmetic then folds
+  to constants.
 
 docs/targets.md says the same with the reasons.
 """
@@ -55,8 +55,9 @@ class Target:
 
 
 TENSORRT_MISSING = frozenset({
-    # marked unsupported in onnx-tensorrt's operators.md (TensorRT 8.5-10): ir2onnx's lowerings
-    # emit some of them (ConvInteger for i32 convolutions, BitShift, Unique ...)
+    # marked unsupported in onnx-tensorrt's docs/operators.md (the TensorRT 8.5 table; a newer
+    # parser may take a few): ir2onnx's lowerings emit some (ConvInteger for i32 convolutions,
+    # BitShift for integer Power, Compress for DetectionOutput, Unique ...)
     "BitShift", "Compress", "ConcatFromSequence", "ConvInteger", "Det", "DynamicQuantizeLinear",
     "MatMulInteger", "MaxRoiPool", "MaxUnpool", "MelWeightMatrix", "Multinomial",
     "NegativeLogLikelihoodLoss", "Optional", "OptionalGetElement", "OptionalHasElement",

@@ -52,7 +52,8 @@ def test_the_onnx_target_keeps_the_lowest_opset_where_onnxruntime_asks_for_block
         return any(a.name == "block_size" for a in dq.attribute)
 
     assert blocks(default) and not blocks(standard)
-    assert blocks(convert(xml, target="onnx", opset=21)) and not blocks(convert(xml, target="tensorrt", opset=21))
+    assert blocks(convert(xml, target="web", opset=21)) and not blocks(convert(xml, target="onnx", opset=21))
+    assert not blocks(convert(xml, target="tensorrt", opset=21))
     feeds = {"x": np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)}
     np.testing.assert_allclose(_run(standard, feeds)[0], _run(default, feeds)[0], rtol=1e-6, atol=1e-6)
 

@@ -43,8 +43,8 @@ def _matmul_block(ctx, m, axes: list[int]) -> int | None:
     int8 Llama of ``bench_llm.py``, docs/llm.md), while its activations are quantized per block,
     so that larger blocks also round them more coarsely. The largest power of two from 16 to
     MATMUL_BLOCK that divides K is used. Only the ``onnxruntime`` target raises the opset to 21 for
-    it; ``onnx`` and ``web`` write the blocks where the opset is 21 already (standard ONNX that
-    onnxruntime still fuses), ``tensorrt`` never (:mod:`.targets`)."""
+    it; ``web`` writes the blocks where the opset is 21 already, ``onnx`` and ``tensorrt`` never
+    (:mod:`.targets`)."""
     w = m.weight.shape
     if not ctx.target.matmul_blocks:
         return None

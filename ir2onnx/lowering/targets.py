@@ -6,12 +6,15 @@ the runtime that will load the file.
   written in blocks (onnxruntime fuses those into its ``com.microsoft`` MatMulNBits when it loads
   the file), tied 8-bit tables stored through an alias for that fusion.
 * ``onnx``: the standard ``ai.onnx`` domain for any runtime: the lowest opset (from 14) and IR
-  version the model needs; compressed weights as plain (per axis / blocked) DequantizeLinear
-  (per-channel MatMul weights in blocks of K only where the opset is 21 anyway: ``--opset 21``);
+  version the model needs; compressed weights as plain (per axis / group-wise blocked)
+  DequantizeLinear, per-channel weights per axis (blocks of K serve onnxruntime's MatMulNBits, and
+  OpenVINO's ONNX frontend cannot read a blocked DequantizeLinear of gathered table rows);
   FakeQuantize as QuantizeLinear -> DequantizeLinear where it is an 8-bit quantization; at opset
   >= 23 (``--opset 23``) ScaledDotProductAttention as Attention-23 and RMS norms as
   RMSNormalization-23 where they fit exactly.
 * ``web``: onnxruntime-web (WebAssembly): the ``onnx`` forms within opset 21 and IR version 10
+  (per-channel MatMul weights in blocks of K where the opset is 21 anyway: the wasm build fuses
+  them into MatMulNBits as onnxruntime does)
   (onnxruntime-web 1.18 and newer load them), weights within one ArrayBuffer (2 GiB) and the
   4 GiB wasm32 memory, f16 weights kept f16.
 * ``tensorrt``: TensorRT's ONNX parser: the ``onnx`` forms, FakeQuantize as symmetric int8
@@ -70,7 +73,7 @@ TENSORRT_MISSING = frozenset({
 TARGETS = {
     "onnxruntime": Target("onnxruntime", "onnxruntime", onnxruntime_forms=True, lowest_opset=False,
                           quantized="exact"),
-    "onnx": Target("onnx", "an ONNX runtime", opset23_forms=True),
+    "onnx": Target("onnx", "an ONNX runtime", opset23_forms=True, matmul_blocks=False),
     "web": Target("web", "onnxruntime-web", max_opset=21, max_ir_version=10, quantized="exact",
                   max_weight_bytes=WEB_ARRAY_BUFFER),
     "tensorrt": Target("tensorrt", "TensorRT's ONNX parser", quantized="qdq-symmetric",

@@ -255,6 +255,7 @@ def test_genai_folders_are_for_onnxruntime_only(tmp_path, capsys):
     assert "--genai" in capsys.readouterr().err and not (tmp_path / "g").exists()
 
 
+@pytest.mark.slow
 def test_compare_targets_finds_equal_outputs_and_no_contrib_node():
     r = compare_targets(LLM / "mixtral_int8" / "openvino_model.xml", "onnx")
     assert r.opset == 16 and r.default_opset == 21 and r.nonstandard == [] and r.compared == 20 and not r.failures

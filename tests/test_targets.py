@@ -227,9 +227,42 @@ def test_other_norms_stay_decomposed(tmp_path, exponent, axis):
     assert "RMSNormalization" not in _ops(model)
 
 
+def _rotary_ir(tmp_path, factor=-1.0, half=4):
+    """x [1, 2, 3, 8] rotated as Llama's apply_rotary_pos_emb (rotate_half) writes it."""
+    x = ov_parameter([1, 2, 3, 8], np.float32, "x")
+    f = ov_parameter([1, 3, 4], np.float32, "f")
+    table = ops.concat([f, f], -1)
+    cos, sin = (ops.unsqueeze(fn(table), np.array([1], np.int64)) for fn in (ops.cos, ops.sin))
+
+    def part(lo, hi):
+        return ops.slice(x, np.array([lo], np.int64), np.array([hi], np.int64), np.array([1], np.int64),
+                         np.array([-1], np.int64))
+
+    rotated = ops.concat([ops.multiply(part(half, 2**62), np.float32(factor)), part(0, half)], -1)
+    y = ops.add(ops.multiply(x, cos), ops.multiply(rotated, sin))
+    return ov_save(tmp_path / "rope.xml", y, [x, f])
+
+
+def test_rotary_embedding_23_computes_rotate_half(tmp_path):
+    model = convert(_rotary_ir(tmp_path), target="onnx", opset=23)
+    assert [op for op in _ops(model) if op not in ("Identity", "Cos", "Sin")] == ["RotaryEmbedding"]
+    rng = np.random.default_rng(3)
+    x, f = rng.standard_normal((1, 2, 3, 8)).astype(np.float32), rng.standard_normal((1, 3, 4)).astype(np.float32)
+    c, s = np.cos(f.astype(np.float64))[:, None], np.sin(f.astype(np.float64))[:, None]
+    x1, x2 = x[..., :4].astype(np.float64), x[..., 4:].astype(np.float64)
+    want = np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], -1)
+    np.testing.assert_allclose(_run(model, {"x": x, "f": f})[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_other_rotations_stay_decomposed(tmp_path):
+    assert "RotaryEmbedding" not in _ops(convert(_rotary_ir(tmp_path, factor=-2.0), target="onnx", opset=23))
+    assert "RotaryEmbedding" not in _ops(convert(_rotary_ir(tmp_path, half=3), target="onnx", opset=23))
+
+
 def test_the_llm_samples_take_the_opset_23_forms_and_decode_openvinos_tokens(tmp_path, capsys):
     model = convert(LLM / "llama_fp32" / "openvino_model.xml", target="onnx", opset=23)
     assert _ops(model).count("Attention") == 2 and _ops(model).count("RMSNormalization") == 5
+    assert _ops(model).count("RotaryEmbedding") == 4  # q and k of both layers
     greedy = json.loads((LLM / "llama_fp32" / "greedy.json").read_text())
     np.save(tmp_path / "p.npy", np.array([greedy["prompt"]], np.int64))
     out = tmp_path / "m.onnx"

@@ -48,7 +48,7 @@ PRECISIONS = ("f32", "f16", "ir")
 
 TARGET_HELP = ("where the ONNX file will run (docs/targets.md): onnxruntime (default: forms its CPU "
                "provider fuses), onnx (the standard domain only, the lowest opset and IR version the "
-               "model needs; at --opset 23 Attention and RMSNormalization), web (onnxruntime-web: "
+               "model needs; at --opset 23 Attention, RMSNormalization and RotaryEmbedding), web (onnxruntime-web: "
                "opset <= 21, IR version <= 10, weights within 2 GiB), tensorrt (TensorRT's ONNX parser: "
                "symmetric int8 QDQ, int64 constants within int32, known ranks)")
 

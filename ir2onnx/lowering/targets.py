@@ -10,8 +10,8 @@ the runtime that will load the file.
   DequantizeLinear, per-channel weights per axis (blocks of K serve onnxruntime's MatMulNBits, and
   OpenVINO's ONNX frontend cannot read a blocked DequantizeLinear of gathered table rows);
   FakeQuantize as QuantizeLinear -> DequantizeLinear where it is an 8-bit quantization; at opset
-  >= 23 (``--opset 23``) ScaledDotProductAttention as Attention-23 and RMS norms as
-  RMSNormalization-23 where they fit exactly.
+  >= 23 (``--opset 23``) ScaledDotProductAttention as Attention-23, RMS norms as
+  RMSNormalization-23 and Llama's rotary embedding as RotaryEmbedding-23 where they fit exactly.
 * ``web``: onnxruntime-web (WebAssembly): the ``onnx`` forms within opset 21 and IR version 10
   (per-channel MatMul weights in blocks of K where the opset is 21 anyway: the wasm build fuses
   them into MatMulNBits as onnxruntime does)
@@ -48,7 +48,7 @@ class Target:
     onnxruntime_forms: bool = False  # forms chosen for onnxruntime's fusions (MatMulNBits)
     matmul_blocks: bool = True  # per-channel MatMul weights in blocks of K where the opset has them
     lowest_opset: bool = True  # the opset search starts at MIN_OPSET instead of DEFAULT_OPSET
-    opset23_forms: bool = False  # Attention-23, RMSNormalization-23 at opset >= 23
+    opset23_forms: bool = False  # Attention-23, RMSNormalization-23, RotaryEmbedding-23 at opset >= 23
     max_opset: int | None = None
     max_ir_version: int | None = None
     quantized: str = "qdq"  # the default --quantized

@@ -19,6 +19,7 @@ from ._common.integer_division import trunc_divide
 from ._common.integer_power import integer_power_chain
 from ..lowering.registry import lowers
 from . import _rms_norm as rms_norm
+from . import _rotary as rotary
 from ._channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
@@ -110,11 +111,15 @@ def _binary(ctx, layer, inputs, onnx_op: str, fold):
 @lowers("Add", "opset1")
 def add(ctx, layer, inputs):
     """Add-1 -> Add (folded for small constants; absorbed by a producer that offers ``absorb_add``,
-    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta)."""
+    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta; ``--target onnx`` at
+    opset >= 23: the end of a rotary embedding as RotaryEmbedding, :mod:`._rotary`)."""
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
         return [_fold(np.add, a.value(), b.value())]
+    rotary_embedding = rotary.standard(ctx, layer) if a.etype.name == "f32" else None
+    if rotary_embedding is not None:
+        return [rotary_embedding]
     for x, other in ((a, b), (b, a)):
         absorb = getattr(x, "absorb_add", None)
         if absorb is not None:

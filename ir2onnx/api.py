@@ -36,19 +36,21 @@ def read_model(model, weights: str | os.PathLike | None = None, *, onnx_too: boo
                     f"got {type(model).__name__}")
 
 
-def _lowered(graph: Graph, *, opset, quantized, compressed_weights, rename, precision, shapes=None) -> Converted:
+def _lowered(graph: Graph, *, opset, quantized, compressed_weights, rename, precision, shapes=None,
+             target="onnxruntime", ir_version=None) -> Converted:
     conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights,
-                         precision=precision, shapes=shapes)
+                         precision=precision, shapes=shapes, target=target, ir_version=ir_version)
     if rename:
         rename_io(conv.model, dict(rename), [t.name for t in conv.tensors])
     return conv
 
 
 def convert(model, weights: str | os.PathLike | None = None, *,
-            opset: int | None = None, verify: bool = True, quantized: str = "exact",
+            opset: int | None = None, verify: bool = True, quantized: str | None = None,
             compressed_weights: str = "dequantize", rename: dict[str, str] | None = None,
             precision: str = "f32", shapes: dict[str, tuple[int, ...]] | None = None,
-            verify_timeout: float | None = None) -> onnx.ModelProto:
+            verify_timeout: float | None = None, target: str = "onnxruntime",
+            ir_version: int | None = None) -> onnx.ModelProto:
     """Convert an IR model (path to the .xml, a loaded Graph, or an in-memory ``openvino.Model``
     as ``openvino.convert_model`` returns it) into an in-memory ModelProto.
 
@@ -65,7 +67,13 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     For models of hundreds of MiB prefer :func:`convert_file`, which never holds the weights in
     memory.
 
-    ``quantized``: FakeQuantize layers as exact float emulation (``"exact"``, the default) or,
+    ``target``: where the file will run (docs/targets.md): ``"onnxruntime"`` (the default: forms
+    its CPU provider fuses), ``"onnx"`` (the standard domain at the lowest opset and IR version
+    the model needs), ``"web"`` (onnxruntime-web) or ``"tensorrt"`` (TensorRT's ONNX parser);
+    ``ir_version`` pins the ONNX IR version (``opset`` pins the opset) for older runtimes.
+
+    ``quantized``: FakeQuantize layers as exact float emulation (``"exact"``, the default of the
+    ``onnxruntime`` and ``web`` targets; None: the target's) or,
     where they are 8-bit affine quantizations, as QuantizeLinear -> DequantizeLinear (``"qdq"``;
     ``"qdq-symmetric"``: int8 with zero point 0 only). ``compressed_weights``: OpenVINO's
     integer-compressed weights kept packed behind a DequantizeLinear (``"dequantize"``, the
@@ -85,7 +93,7 @@ def convert(model, weights: str | os.PathLike | None = None, *,
     check_timeout(verify_timeout)
     graph = read_model(model, weights)
     conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
-                    rename=rename, precision=precision, shapes=shapes)
+                    rename=rename, precision=precision, shapes=shapes, target=target, ir_version=ir_version)
     document(graph, conv.model)
     proto = conv.to_model_proto()
     if verify and proto.ByteSize() < 2**31 - 1:  # beyond, protobuf cannot serialize it (convert_file can)
@@ -95,18 +103,19 @@ def convert(model, weights: str | os.PathLike | None = None, *,
 
 def convert_file(model, output: str | os.PathLike | None = None,
                  weights: str | os.PathLike | None = None, *, opset: int | None = None,
-                 external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
+                 external_data: bool | None = None, verify: bool = True, quantized: str | None = None,
                  compressed_weights: str = "dequantize", summary: list | None = None,
                  rename: dict[str, str] | None = None, precision: str = "f32",
                  shapes: dict[str, tuple[int, ...]] | None = None,
-                 verify_timeout: float | None = None) -> Path:
+                 verify_timeout: float | None = None, target: str = "onnxruntime",
+                 ir_version: int | None = None) -> Path:
     """Convert an IR model and write it to ``output`` (default: the .xml's stem + ``.onnx``).
 
     The file is checked with ``onnx.checker`` (full_check), verified by creating an onnxruntime
     CPU session for it and running it once (``verify=False`` skips that, for very large models) and written
     atomically: on any error nothing is written. ``external_data=None`` writes ``OUTPUT.data``
     only for models over 2 GiB. ``quantized``, ``compressed_weights``, ``rename``, ``precision``,
-    ``shapes`` and ``verify_timeout`` as in :func:`convert`;
+    ``shapes``, ``verify_timeout``, ``target`` and ``ir_version`` as in :func:`convert`;
     the lines saying how many layers took the INT8 forms are appended to ``summary`` when given.
     ``model`` may be an in-memory ``openvino.Model``; ``output`` is then required.
     """
@@ -117,20 +126,22 @@ def convert_file(model, output: str | os.PathLike | None = None,
         output = Path(graph.xml_path).with_suffix(".onnx")
     return write(graph, output, opset=opset, external_data=external_data, verify=verify,
                  quantized=quantized, compressed_weights=compressed_weights, summary=summary,
-                 rename=rename, precision=precision, shapes=shapes, verify_timeout=verify_timeout)[0]
+                 rename=rename, precision=precision, shapes=shapes, verify_timeout=verify_timeout,
+                 target=target, ir_version=ir_version)[0]
 
 
 def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
-          external_data: bool | None = None, verify: bool = True, quantized: str = "exact",
+          external_data: bool | None = None, verify: bool = True, quantized: str | None = None,
           compressed_weights: str = "dequantize", summary: list | None = None,
           rename: dict[str, str] | None = None, precision: str = "f32",
           shapes: dict[str, tuple[int, ...]] | None = None,
-          verify_timeout: float | None = None) -> tuple[Path, Converted]:
+          verify_timeout: float | None = None, target: str = "onnxruntime",
+          ir_version: int | None = None) -> tuple[Path, Converted]:
     """:func:`convert_file` for a loaded graph, returning the written path and the
     :class:`Converted` model too (its ``opset`` and ``summary``: the CLI prints them)."""
     check_timeout(verify_timeout)
     conv = _lowered(graph, opset=opset, quantized=quantized, compressed_weights=compressed_weights,
-                    rename=rename, precision=precision, shapes=shapes)
+                    rename=rename, precision=precision, shapes=shapes, target=target, ir_version=ir_version)
     document(graph, conv.model)
     if summary is not None:
         summary.extend(conv.summary)

@@ -44,7 +44,7 @@ def _load_session(model: Path, provider: str):
 
 def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
               shapes: dict[str, tuple] | None = None, seed: int = 0, provider: str = "cpu",
-              steps: int = 4, precision: str = "f32") -> RunResult:
+              steps: int = 4, precision: str = "f32", target: str = "onnxruntime") -> RunResult:
     """Run ``model`` once (a stateful IR: ``steps`` steps) and return what was fed and computed
     (an IR is converted at ``precision``: :mod:`ir2onnx.lowering.precision`)."""
     state_vars, source = [], None
@@ -55,7 +55,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
             hints = ir_hints(graph)
             graph = computed_graph(graph, precision)
             state_vars = variables(graph)
-            path = convert_file(graph, Path(tmp) / "model.onnx", precision=precision)
+            path = convert_file(graph, Path(tmp) / "model.onnx", precision=precision, target=target)
         elif hasattr(model, "SerializeToString"):  # an onnx.ModelProto
             path = Path(tmp) / "model.onnx"
             path.write_bytes(model.SerializeToString())
@@ -82,15 +82,16 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
 
 def run(model, inputs: dict[str, np.ndarray] | None = None, *, weights=None,
         shapes: dict[str, tuple] | None = None, seed: int = 0, provider: str = "cpu",
-        steps: int = 4, precision: str = "f32") -> dict[str, np.ndarray]:
+        steps: int = 4, precision: str = "f32", target: str = "onnxruntime") -> dict[str, np.ndarray]:
     """Run ``model`` on onnxruntime and return ``{output name: array}``.
 
     ``model``: an .onnx path, an IR .xml path (``weights``: its .bin when not beside it), a loaded
     Graph, an ``openvino.Model`` or an ``onnx.ModelProto``. ``inputs`` are fed as they are;
     the others are generated (dynamic dims from ``shapes``, else 1; seeded by ``seed``): indices
     within the table they index, ones for masks, random otherwise (:mod:`ir2onnx.runtime.input_values`).
-    ``provider``: ``"cpu"``, ``"cuda"`` or ``"openvino"``; ``precision`` as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
+    ``provider``: ``"cpu"``, ``"cuda"`` or ``"openvino"``; ``precision`` and ``target`` (an IR is
+    converted for it) as in :func:`ir2onnx.convert`. Raises :class:`~ir2onnx.errors.Ir2OnnxError` for a
     bad model or bad inputs.
     """
     return run_model(model, inputs, weights=weights, shapes=shapes, seed=seed, provider=provider,
-                     steps=steps, precision=precision).outputs
+                     steps=steps, precision=precision, target=target).outputs

@@ -11,7 +11,7 @@ from ..harness.oracle_budget import DEFAULT_BUDGET
 from ..harness.html_report import require_matplotlib
 from ..harness.report import REPORT_SUFFIXES, format_text, write_report
 from ..harness.rules import SCORE_THRESHOLD
-from .feeds import add_feed_args, add_precision_arg, parse_feeds
+from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds
 from .paths import model_xml, os_errors, writable
 
 
@@ -52,6 +52,11 @@ def add_command(sub) -> None:
     p.add_argument("--atol", type=float, help="absolute tolerance for float outputs (integers stay exact)")
     p.add_argument("--opset", type=int, help="force this ONNX opset (default: the lowest >= 17 that every layer needs)")
     add_precision_arg(p)
+    add_target_arg(p)
+    p.add_argument("--round-trip", action="store_true",
+                   help="also read the converted ONNX with OpenVINO's ONNX frontend and run it "
+                        "(backend openvino:onnx), compared with OpenVINO on the IR and the others; "
+                        "a file the frontend cannot read is reported as refused (docs/targets.md)")
     p.add_argument("--no-openvino", action="store_true", help="do not run OpenVINO")
     p.add_argument("--no-oracle", action="store_true", help="do not run the NumPy oracles (big models)")
     p.add_argument("--oracle-budget", type=float, default=DEFAULT_BUDGET, metavar="N",
@@ -95,7 +100,8 @@ def cmd_check(args) -> int:
     options = dict(inputs=given, shapes=shapes, providers=args.provider, rtol=args.rtol, atol=args.atol,
                    seed=args.seed, opset=args.opset, openvino=not args.no_openvino, oracle=not args.no_oracle,
                    isolate_openvino=True, precision=args.precision, oracle_budget=args.oracle_budget,
-                   score_threshold=args.score_threshold, layers=args.layers)
+                   score_threshold=args.score_threshold, layers=args.layers, target=args.target,
+                   round_trip=args.round_trip)
     if batch:
         from . import check_batch
 

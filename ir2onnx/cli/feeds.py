@@ -52,6 +52,20 @@ def parse_shapes(items: list[str]) -> dict[str, tuple[int, ...]]:
 PRECISIONS = ("f32", "f16", "ir")
 
 
+TARGET_HELP = ("where the ONNX file will run (docs/targets.md): onnxruntime (default: forms its CPU "
+               "provider fuses), onnx (the standard domain only, the lowest opset and IR version the "
+               "model needs; at --opset 23 Attention, RMSNormalization and RotaryEmbedding), web (onnxruntime-web: "
+               "opset <= 21, IR version <= 10, weights within 2 GiB), tensorrt (TensorRT's ONNX parser: "
+               "symmetric int8 QDQ, int64 constants within int32, known ranks)")
+
+
+def add_target_arg(p) -> None:
+    """Add ``--target`` (:mod:`ir2onnx.lowering.targets`) to ``p``."""
+    from ..lowering.targets import DEFAULT, TARGETS
+
+    p.add_argument("--target", choices=list(TARGETS), default=DEFAULT, help=TARGET_HELP)
+
+
 def add_precision_arg(p) -> None:
     """Add ``--precision f32|f16|ir`` (:mod:`ir2onnx.lowering.precision`) to ``p``."""
     p.add_argument("--precision", choices=PRECISIONS, default="f32",

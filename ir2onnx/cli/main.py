@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import Ir2OnnxError
 from . import check as check_command, selftest as selftest_command
-from .feeds import add_feed_args, add_precision_arg, parse_feeds, parse_shapes
+from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
 from .paths import lookable
 from ..verify import check_timeout
 from ..version import __version__
@@ -42,11 +42,16 @@ def _add_convert(sub) -> None:
     p.add_argument("-o", "--output", help="the .onnx file to write (default: beside the .xml); an "
                    "existing directory or a path ending in '/' means DIR/<stem>.onnx (and is the "
                    "output directory of several models)")
-    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, or asks for a faster form (per-channel compressed MatMul weights: 21), at most what onnxruntime loads)")
-    p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default="exact",
-                   help="FakeQuantize: exact float emulation (default), or QuantizeLinear -> "
-                        "DequantizeLinear where it is an 8-bit affine quantization (qdq; "
-                        "qdq-symmetric: int8 with zero point 0 only, as TensorRT takes)")
+    p.add_argument("--opset", type=int, default=None, help="force this ONNX opset (default: the lowest >= 17 that every layer needs, or asks for a faster form (per-channel compressed MatMul weights: 21), at most what onnxruntime loads; other --target: the lowest >= 14)")
+    p.add_argument("--ir-version", type=int, default=None, metavar="N",
+                   help="pin the ONNX IR version (default: the lowest the opset needs), for runtimes "
+                        "that load only older ones; with --opset for a lower opset")
+    add_target_arg(p)
+    p.add_argument("--quantized", choices=["exact", "qdq", "qdq-symmetric"], default=None,
+                   help="FakeQuantize: exact float emulation (default of the onnxruntime and web "
+                        "targets), or QuantizeLinear -> DequantizeLinear where it is an 8-bit affine "
+                        "quantization (qdq: default of --target onnx; qdq-symmetric: int8 with zero "
+                        "point 0 only, default of --target tensorrt)")
     p.add_argument("--compressed-weights", choices=["dequantize", "unpack"], default="dequantize",
                    help="integer-compressed weights (u8/i8/u4/i4 Const -> Convert -> Subtract -> "
                         "Multiply): kept packed behind a DequantizeLinear (default) or unpacked")
@@ -108,6 +113,7 @@ def _add_run(sub) -> None:
                    help="onnxruntime execution provider (default cpu; openvino: onnxruntime-openvino's "
                         "OpenVINO provider on its CPU device, docs/providers.md)")
     add_precision_arg(p)
+    add_target_arg(p)
     p.add_argument("--save", metavar="OUT.npz", help="save the outputs to a .npz file")
     p.add_argument("--steps", type=int, default=4, metavar="N",
                    help="steps of a stateful model (ReadValue/Assign): the first is fed the "
@@ -186,6 +192,9 @@ def cmd_convert(args) -> int:
     if args.genai:
         from ..llm.genai import write_folder
 
+        if args.target != "onnxruntime" or args.ir_version is not None:
+            raise Ir2OnnxError("--genai writes a folder for onnxruntime-genai: it takes neither --target "
+                               "nor --ir-version")
         if args.output:
             raise Ir2OnnxError("--genai writes a folder: give -o or --genai, not both")
         with os_errors(f"write '{args.genai}'", name_file=False):
@@ -203,13 +212,16 @@ def cmd_convert(args) -> int:
                              verify=not args.no_verify, verify_timeout=args.verify_timeout,
                              quantized=args.quantized,
                              compressed_weights=args.compressed_weights, summary=summary, rename=rename,
-                             precision=args.precision, shapes=parse_shapes(args.shape))
+                             precision=args.precision, shapes=parse_shapes(args.shape),
+                             target=args.target, ir_version=args.ir_version)
     if args.quiet:
         return 0
     for line in summary + summary_lines(converted.model, converted.tensors):
         print(f"ir2onnx: {line}", file=sys.stderr)
-    how = "forced by --opset" if args.opset is not None else "the lowest >= 17 every layer needs"
-    print(f"wrote {out} ({size_text(file_bytes(out))}, ONNX opset {converted.opset}, {how}; "
+    lowest = "the lowest >= 17 every layer needs" if args.target == "onnxruntime" else "the lowest every layer needs"
+    how = "forced by --opset" if args.opset is not None else lowest
+    print(f"wrote {out} ({size_text(file_bytes(out))}, ONNX opset {converted.opset}, {how}, IR version "
+          f"{converted.model.ir_version}, target {args.target}; "
           f"{PRECISION_SAYS[args.precision]}) in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     state = variables(graph)
     if state:
@@ -238,7 +250,7 @@ def _convert_many(args) -> int:
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
                    verify=not args.no_verify, verify_timeout=args.verify_timeout, quantized=args.quantized,
                    compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),
-                   shapes=parse_shapes(args.shape))
+                   shapes=parse_shapes(args.shape), target=args.target, ir_version=args.ir_version)
     outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
     print(table(outcomes))
     return 0 if all(o.status == "ok" for o in outcomes) else EXIT_BAD_INPUT
@@ -273,7 +285,7 @@ def _run_llm(model, given: dict, shapes: dict, args) -> int | None:
             graph = load_ir(path, args.weights)
             if not is_llm(graph):
                 return None
-            path = convert_file(graph, Path(tmp) / "model.onnx", precision=args.precision)
+            path = convert_file(graph, Path(tmp) / "model.onnx", precision=args.precision, target=args.target)
         iface = load_interface(path)
         if iface is None:
             return None
@@ -302,6 +314,8 @@ def cmd_run(args) -> int:
             return run_folder(model, given, shapes, args)
     if Path(model).is_dir() or Path(model).suffix.lower() == ".bin":
         model = model_xml(model)
+    if args.target != "onnxruntime" and Path(model).suffix.lower() == ".onnx":
+        raise Ir2OnnxError(f"--target {args.target} chooses how an IR is converted: '{model}' is ONNX already")
     with os_errors("read"):
         llm = _run_llm(model, given, shapes, args)
     if llm is not None:
@@ -309,7 +323,7 @@ def cmd_run(args) -> int:
     with os_errors("read"):
         result = run_model(model, given, weights=args.weights, shapes=shapes, seed=args.seed,
                            provider=args.provider, steps=args.steps,
-                           precision=args.precision)
+                           precision=args.precision, target=args.target)
     if result.examples:
         print(f"ir2onnx: input(s) {', '.join(result.examples)} from the example inputs {result.example_file}",
               file=sys.stderr)

@@ -262,15 +262,17 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
     return runtime.run(sess, feeds)
 
 
-def convert_to(graph: Graph, opset: int | None, folder: str) -> tuple[Path, str | None, int]:
-    """Write the converted model into ``folder`` (at the graph's precision); a failed onnx.checker
-    is returned as a problem; the opset used comes last (``opset=None``: the converter chooses it)."""
+def convert_to(graph: Graph, opset: int | None, folder: str,
+               target: str = "onnxruntime") -> tuple[Path, str | None, int]:
+    """Write the converted model (for ``target``, at the graph's precision) into ``folder``; a
+    failed onnx.checker is returned as a problem; the opset used comes last (``opset=None``: the
+    converter chooses it)."""
     import onnx
 
     from ..lowering.convert import convert_graph
     from ..writer import save
 
-    converted = convert_graph(graph, opset)
+    converted = convert_graph(graph, opset, target=target)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
         onnx.checker.check_model(str(path), full_check=True)

@@ -112,7 +112,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
           opset: int | None = None, openvino: bool = True, oracle: bool = True,
           bitexact: bool = False, isolate_openvino: bool = False, steps: int | None = None,
           precision: str = "f32", oracle_budget: float | None = DEFAULT_BUDGET, progress=None,
-          layers: bool = False, score_threshold: float = SCORE_THRESHOLD) -> CheckResult:
+          layers: bool = False, score_threshold: float = SCORE_THRESHOLD, target: str = "onnxruntime",
+          round_trip: bool = False) -> CheckResult:
     """Convert ``model`` and compare onnxruntime, the oracle interpreter and OpenVINO on it.
 
     Raises :class:`~ir2onnx.errors.Ir2OnnxError` for bad input (unreadable or unsupported model,
@@ -135,6 +136,12 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     box (rows above ``score_threshold``) in every comparison; class vectors, attributes,
     embeddings, images and quantized outputs at task level in an INT8 IR or at ``precision="f16"``;
     everything else, and everything when ``rtol``, ``atol`` or ``bitexact`` is given, element-wise.
+    ``target``: the conversion's deployment target (:mod:`ir2onnx.lowering.targets`; a file whose
+    FakeQuantize layers became QuantizeLinear -> DequantizeLinear is judged against the oracle by
+    OpenVINO's INT8 steps: onnxruntime runs it through its int8 kernels).
+    ``round_trip``: OpenVINO's ONNX frontend also reads the converted file and runs it
+    (``openvino:onnx``, :mod:`ir2onnx.harness.round_trip`), compared with every other backend,
+    OpenVINO on the IR among them; a file it cannot read is reported as ``refused``.
     An LLM IR (``input_ids`` and a KV cache, :func:`ir2onnx.llm.interface.is_llm`) is fed decode steps
     instead (:mod:`ir2onnx.llm.decode`): the prompt, then one token a step, the mask and positions
     growing, ``beam_idx`` arange(batch). Inputs neither given nor shaped come from the model's
@@ -179,12 +186,15 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
 
     with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
         start = time.perf_counter()
-        onnx_path, problem, opset = convert_to(graph, opset, tmp)
+        onnx_path, problem, opset = convert_to(graph, opset, tmp, target)
+        qdq = not problem and _has_qdq(onnx_path)
         say(f"check: converted to ONNX opset {opset} {time.perf_counter() - start:.1f} s"
             + (f" (conversion failed: {problem})" if problem else ""))
         state = initial_state(graph, feeds) if stateful and not problem else None
         for p in run_providers:
             backends.append(step(f"ort:{p}", lambda p=p: run_ort(onnx_path, p, feeds, problem, state, steps)))
+        if round_trip:
+            backends.append(_round_trip(step, graph, onnx_path, problem, feeds, state, steps, isolate_openvino))
     backends += unavailable
     if oracle:
         cost, skip = over_budget(graph, step1, oracle_budget)  # (an LLM: the prompt step, the largest)
@@ -230,7 +240,8 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
                 task = judged.get(name)
                 if task is not None:
                     oc.comparisons.append(judge(name, task, a.name, a.outputs, b.name, b.outputs,
-                                                tolerant=tolerant, score_threshold=score_threshold))
+                                                tolerant=tolerant, score_threshold=score_threshold,
+                                                integer=qdq and "ort:" in a.name + b.name))
                 else:
                     oc.comparisons.append(compare(name, a.name, a.outputs[name], b.name,
                                                   b.outputs[name], rtol, atol, bitexact))
@@ -244,6 +255,33 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         say(f"check: layers {len(drift.layers)} compared {time.perf_counter() - start:.1f} s")
     return CheckResult(str(graph.xml_path or graph.name), opset, step1, origin, backends, checks, notes,
                        problems, drift)
+
+
+def _has_qdq(path) -> bool:
+    """Whether the converted file holds QuantizeLinear (FakeQuantize as QDQ: the onnx and
+    tensorrt targets), which onnxruntime runs through its int8 kernels."""
+    import onnx
+
+    return any(n.op_type == "QuantizeLinear" for n in onnx.load(str(path), load_external_data=False).graph.node)
+
+
+def _round_trip(step, graph, onnx_path, problem, feeds, state, steps, isolate: bool) -> BackendRun:
+    """The ``openvino:onnx`` backend: OpenVINO's ONNX frontend on the converted file."""
+    from . import round_trip
+    from .backends import _graph_types
+
+    try:
+        import openvino as _ov  # noqa: F401
+    except ImportError:
+        return BackendRun(round_trip.NAME, "unavailable", "openvino is not installed")
+    run = round_trip.run_isolated if isolate else round_trip.run_openvino_onnx
+
+    def go():
+        if problem:
+            raise Ir2OnnxError(problem)
+        return _graph_types(graph, run(onnx_path, feeds, state, steps))
+
+    return step(round_trip.NAME, go)
 
 
 def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: list[str]) -> list[str]:

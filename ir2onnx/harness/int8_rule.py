@@ -13,7 +13,9 @@ Add), so it computes a slightly different network. The rule, per output and pair
   at least :data:`WITHIN_ONE_STEP` of them do and at least :data:`EQUAL` are equal within the
   element-wise tolerance (flips are rare where both compute the IR as written: a systematic
   off-by-one-level error, rounding down instead of to nearest, is not); for a pair with
-  OpenVINO, at least :data:`WITHIN_OPENVINO_STEPS` within :data:`OPENVINO_STEPS` steps instead;
+  OpenVINO, at least :data:`WITHIN_OPENVINO_STEPS` within :data:`OPENVINO_STEPS` steps instead
+  (and so for onnxruntime on a file whose FakeQuantize layers became QuantizeLinear ->
+  DequantizeLinear: ``--target onnx``/``tensorrt``, whose int8 kernels requantize alike);
 - any other output: the task rules of :mod:`ir2onnx.harness.rules` (detections, class vectors,
   attributes, embeddings, images), which also judge ``--precision f16`` comparisons, else the
   element-wise rule of :mod:`ir2onnx.harness.compare`.
@@ -90,14 +92,17 @@ def has_fake_quantize(graph: Graph) -> int:
     return sum(layer.type == "FakeQuantize" for layer in graph.order)
 
 
-def step_rule(c: Comparison, a: np.ndarray, b: np.ndarray, step: float) -> Comparison:
+def step_rule(c: Comparison, a: np.ndarray, b: np.ndarray, step: float, integer: bool = False) -> Comparison:
     """Judge ``c`` (the element-wise comparison of ``a`` and ``b``, a quantized float output) in
-    quantization steps, by the rule above."""
+    quantization steps, by the rule above. A pair with OpenVINO (on the IR or, ``openvino:onnx``,
+    on the ONNX file) takes OpenVINO's steps; so does one with ``integer`` set: a backend that ran
+    QuantizeLinear -> DequantizeLinear through integer kernels (onnxruntime fuses them into
+    QLinearConv / QLinearMatMul, which requantize between layers as OpenVINO's plugin does)."""
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     with np.errstate(invalid="ignore"):
         diff = np.where((fa == fb) | (np.isnan(fa) & np.isnan(fb)), 0.0, np.abs(fa - fb))
     diff = np.where(np.isnan(diff), np.inf, diff)
-    openvino = "openvino" in (c.a, c.b)
+    openvino = integer or any(n.split(":")[0] == "openvino" for n in (c.a, c.b))
     steps = OPENVINO_STEPS if openvino else 1
     within_one = float(np.mean(diff <= step * 1.001))
     within = float(np.mean(diff <= steps * step * 1.001))

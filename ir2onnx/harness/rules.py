@@ -171,9 +171,10 @@ def tasks(graph, names: dict[str, str], sample: dict[str, np.ndarray], tolerant:
 
 
 def judge(name: str, task: Task, a_name: str, a_out: dict, b_name: str, b_out: dict, *,
-          tolerant: bool, score_threshold: float = SCORE_THRESHOLD) -> Comparison:
+          tolerant: bool, score_threshold: float = SCORE_THRESHOLD, integer: bool = False) -> Comparison:
     """One output of two backends judged by its task's rule (element-wise statistics included
-    where the shapes agree)."""
+    where the shapes agree); ``integer``: a backend ran a QDQ file through integer kernels
+    (:func:`ir2onnx.harness.int8_rule.step_rule`)."""
     a, b = np.asarray(a_out[name]), np.asarray(b_out[name])
     c = compare(name, a_name, a, b_name, b)
     if task.kind == "detections":
@@ -183,7 +184,7 @@ def judge(name: str, task: Task, a_name: str, a_out: dict, b_name: str, b_out: d
     if c.exact and task.kind != "labels" or a.size == 0:
         return c
     if task.kind == "int8 step":
-        return step_rule(c, a, b, task.step)
+        return step_rule(c, a, b, task.step, integer)
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     if not (np.isfinite(fa).all() and np.isfinite(fb).all()):
         return c  # NaN/Inf: the element-wise verdict says where

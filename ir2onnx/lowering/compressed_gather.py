@@ -177,7 +177,7 @@ def _columns(ctx, plan: Plan, idx: Value) -> Value:
     # Gather reads its own scale, and an 8-bit weight through an alias (the same bytes of the
     # .data file); a 4-bit one through a Cast that onnxruntime folds before it fuses
     wtype = m.weight.etype
-    if wtype.bits == 8:
+    if wtype.bits == 8 and ctx.target.onnxruntime_forms:
         codes = b.add_alias(codes)
         _count(ctx, "tied_8bit")
     scale = b.const(np.asarray(np.asarray(plan.scale).T, m.scale.dtype, order="C"), m.scale.dtype, "gather_scale")

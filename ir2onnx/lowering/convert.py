@@ -17,6 +17,7 @@ from . import declared
 from . import decompression
 from . import fixed_shapes
 from . import precision as precision_pass
+from . import targets
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
 from ..version import __version__
@@ -51,6 +52,7 @@ class Context:
     merged: dict = field(default_factory=dict)  # MatMul layer id -> its piece of a merged MatMul
     consumer_map: dict | None = None  # graph.consumers(), made on first use
     values: dict = field(default_factory=dict)  # (layer id, output) -> Value, of the layers lowered so far
+    target: targets.Target = targets.TARGETS[targets.DEFAULT]  # which forms the file may hold (--target)
     io_names: dict = field(default_factory=dict)  # Result layer id -> its output name (ir/names.py)
     state: str = "inputs"  # ReadValue: a graph input per variable ("inputs"), or its init value ("init")
 
@@ -63,9 +65,12 @@ class Context:
     def prefer_opset(self, layer: Layer, opset: int, what: str) -> bool:
         """Whether a form that needs ``opset`` can be used: True at ``opset`` or newer, NeedsOpset
         (the converter retries there) when it chooses the opset itself and may go that far, else
-        False (the caller keeps the form the model's opset allows)."""
+        False (the caller keeps the form the model's opset allows). Only the ``onnxruntime``
+        target raises the opset for a form; the others keep the lowest one."""
         if self.opset >= opset:
             return True
+        if not self.target.onnxruntime_forms:
+            return False
         if opset <= self.auto_opset:
             raise NeedsOpset(layer, opset, what, self.opset)
         return False
@@ -165,10 +170,11 @@ def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Gra
     return precision_pass.apply(graph, precision)
 
 
-def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "exact",
+def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | None = None,
                   compressed_weights: str = "dequantize", precision: str | None = None,
                   shapes: dict[str, tuple[int, ...]] | None = None, expose_layers: bool = False,
-                  state: str = "inputs") -> Converted:
+                  state: str = "inputs", target: str = targets.DEFAULT,
+                  ir_version: int | None = None) -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -190,9 +196,19 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
     converter folds), listed in ``Converted.probes`` (``check --layers``: :mod:`ir2onnx.harness.layers`).
     ``state``: each variable (ReadValue/Assign) a graph input and a ``.new`` output (``"inputs"``),
     or the first step alone, each ReadValue its init value computed in the graph (``"init"``;
-    :mod:`ir2onnx.ops.state`)."""
+    :mod:`ir2onnx.ops.state`).
+
+    ``target`` (:mod:`.targets`): ``"onnxruntime"`` (the default, the forms above), ``"onnx"``
+    (the standard domain at the lowest opset from 14 the model needs; ``quantized`` defaults to
+    ``"qdq"``), ``"web"`` (onnxruntime-web's opset and size limits) or ``"tensorrt"`` (TensorRT's
+    parser: ``"qdq-symmetric"``, int32 constants, known ranks). ``ir_version`` pins the ONNX IR
+    version (at least what the opset needs)."""
+    t = targets.get(target)
+    quantized = t.quantized if quantized is None else quantized
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise Ir2OnnxError(f"opset {opset} is not supported: choose {MIN_OPSET}..{max_opset()}")
+    if opset is not None:
+        targets.check_opset(t, opset)
     if quantized not in QUANTIZED_MODES:
         raise Ir2OnnxError(f"quantized='{quantized}': choose one of {', '.join(QUANTIZED_MODES)}")
     if state not in STATE_MODES:
@@ -215,10 +231,12 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
         g = graph
         for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
             conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes),
-                                   auto_opset=auto, expose_layers=expose_layers, state=state)
+                                   auto_opset=auto, expose_layers=expose_layers, state=state, target=t)
             if refined is None:
                 break
             g = refined
+        conv.model.ir_version = targets.ir_version(t, at, ir_version)
+        targets.finish(conv, t)
         return conv
 
     if opset is not None:
@@ -226,8 +244,8 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
         return lower(opset)
     from ..runtime.sessions import ort_max_opset
 
-    newest = ort_max_opset(max_opset())
-    chosen = DEFAULT_OPSET
+    chosen, newest = targets.opset_range(t, MIN_OPSET if t.lowest_opset else DEFAULT_OPSET,
+                                         ort_max_opset(max_opset()))
     while True:  # each pass can only raise the opset, and layers past a failed one are seen next
         try:
             return lower(chosen, auto=newest)
@@ -237,18 +255,23 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str = "e
             if not needs or max(needs) <= chosen:
                 raise
             if max(needs) > newest:
-                raise _beyond_onnxruntime(problems, newest) from None
+                raise _beyond_onnxruntime(problems, newest, t) from None
             chosen = max(needs)
 
 
-def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
-    """The refusal when a layer needs an opset newer than the installed onnxruntime loads."""
+def _beyond_onnxruntime(problems: list, newest: int, t: targets.Target) -> Ir2OnnxError:
+    """The refusal when a layer needs an opset newer than the installed onnxruntime (or the
+    target's runtime) loads."""
     import onnxruntime
 
     for p in problems:
         if isinstance(p, NeedsOpset) and p.opset > newest:
-            p.reason = (f"{p.what} needs ONNX opset >= {p.opset}, newer than onnxruntime "
-                        f"{onnxruntime.__version__} loads ({newest}); --opset {p.opset} writes it anyway")
+            if t.max_opset is not None and newest == t.max_opset:
+                p.reason = (f"{p.what} needs ONNX opset >= {p.opset}; target {t.name} ({t.runtime}) "
+                            f"loads opsets up to {t.max_opset}")
+            else:
+                p.reason = (f"{p.what} needs ONNX opset >= {p.opset}, newer than onnxruntime "
+                            f"{onnxruntime.__version__} loads ({newest}); --opset {p.opset} writes it anyway")
             p.args = (f"layer {describe(p.layer)}: {p.reason}",)
     if len(problems) == 1:
         return problems[0]
@@ -259,13 +282,14 @@ def _beyond_onnxruntime(problems: list, newest: int) -> Ir2OnnxError:
 
 def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
            refine: bool = False, auto_opset: int = 0, expose_layers: bool = False,
-           state: str = "inputs") -> tuple[Converted, Graph | None]:
+           state: str = "inputs",
+           target: targets.Target = targets.TARGETS[targets.DEFAULT]) -> tuple[Converted, Graph | None]:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
     With ``refine``, also the graph with the output ports' dims that ONNX inference over the
     result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
-                  found={} if found is None else found, auto_opset=auto_opset, state=state)
+                  found={} if found is None else found, auto_opset=auto_opset, state=state, target=target)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     for p in parameters(graph):  # the model's input and output names first: no inner tensor takes one
         b.reserve(input_name(p))
@@ -416,7 +440,7 @@ def lower_body(ctx: Context, graph: Graph, prelude, outputs: list[str]):
         sub = Context(b, graph, ctx.opset, state_inputs=ctx.state_inputs,
                       state_outputs=ctx.state_outputs, top=ctx.top, quantized=ctx.quantized,
                       stats=ctx.stats, compressed_weights=ctx.compressed_weights, found=ctx.found,
-                      auto_opset=ctx.auto_opset, state=ctx.state)
+                      auto_opset=ctx.auto_opset, state=ctx.state, target=ctx.target)
         sub.packed, sub.inside = _decompression(graph, ctx.compressed_weights, ctx.found)
         values: dict = {(pid, 0): v for pid, v in prelude().items()}
         _walk(sub, graph, values, body=True)

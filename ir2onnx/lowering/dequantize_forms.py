@@ -42,8 +42,12 @@ def _matmul_block(ctx, m, axes: list[int]) -> int | None:
     (int8 activations) the kernel's time per token falls with larger blocks (the ~124M-parameter
     int8 Llama of ``bench_llm.py``, docs/llm.md), while its activations are quantized per block,
     so that larger blocks also round them more coarsely. The largest power of two from 16 to
-    MATMUL_BLOCK that divides K is used."""
+    MATMUL_BLOCK that divides K is used. Only the ``onnxruntime`` target raises the opset to 21 for
+    it; ``web`` writes the blocks where the opset is 21 already, ``onnx`` and ``tensorrt`` never
+    (:mod:`.targets`)."""
     w = m.weight.shape
+    if not ctx.target.matmul_blocks:
+        return None
     if not m.matmul_b or m.out_type != "f32" or len(w) != 2 or m.weight.etype.name not in _INTEGER \
             or axes not in ([], [0]) or (m.reshape_to is not None and tuple(m.reshape_to) != tuple(w)):
         return None

@@ -61,7 +61,8 @@ def _check_batch(layer, *shapes) -> None:
 def sdpa(ctx, layer, inputs):
     """ScaledDotProductAttention-13 -> Transpose, MatMul, Mul, Add, Softmax, MatMul (causal: a
     constant bias or Range, Less, Where; boolean mask: Where); key and value repeated per
-    query group (repeat_kv): per group, without the repeated copies (:mod:`.attention_groups`)."""
+    query group (repeat_kv): per group, without the repeated copies (:mod:`.attention_groups`);
+    ``--target onnx`` at opset >= 23: Attention where it fits (:func:`_standard`)."""
     q, k, v = inputs[:3]
     mask = inputs[3] if len(inputs) > 3 else None
     scale_v = inputs[4] if len(inputs) > 4 else None
@@ -87,6 +88,9 @@ def sdpa(ctx, layer, inputs):
     if mask is not None and mask.etype.name != "boolean" and mask.etype != q.etype:
         raise InvalidLayer(layer, f"attention_mask must be boolean or {q.etype.name}, got {mask.etype.name}")
     groups_k, groups_v = groups.repeated(ctx, layer, 1), groups.repeated(ctx, layer, 2)
+    standard = _standard(ctx, layer, q, k, v, mask, scale_v, groups_k, groups_v)
+    if standard is not None:
+        return [standard]
     scale = _scale(g, layer, q, scale_v, dtype)
     if groups_k is not None and groups.fits(q, mask, groups_k, groups_v):  # GQA: no repeated K, V
         q5 = groups.grouped_query(g, q, groups_k)
@@ -98,6 +102,39 @@ def sdpa(ctx, layer, inputs):
         return [groups.merged_heads(g, Value(g, q.etype, shape, name=out), groups_k)]
     bias = None if mask is None else _bias_value(g, mask, q)
     return [_attention(g, layer, q, k, v, scale, bias, dtype)]
+
+
+def _standard(ctx, layer, q, k, v, mask, scale_v, groups_k, groups_v) -> str | None:
+    """Attention-23 (the ``onnx`` target at opset >= 23: :mod:`ir2onnx.lowering.targets`) where
+    it computes what the layer does, else None: f32 query, key and value of rank 4 [B, H, L, E]
+    with equal batch dims (two dynamic ones taken as equal: Attention refuses a batch of 1 against
+    a larger one at run time, where the IR would broadcast it; it computes nothing else), as many
+    value heads as key heads, dividing the query heads (repeat_kv's key and value: one copy of
+    each head, [B, kv, T, E]: Attention's grouped-query heads read key head h // (Hq / Hkv), as
+    repeat_kv's copies do), a constant scale (f32, exact as an attribute) or none (Attention's
+    default is 1/sqrt(E) too), a boolean (True: attend) or additive mask of rank <= 4
+    broadcasting to [B, Hq, L, S]. Causal is the upper-left triangle in both."""
+    if not ctx.target.opset23_forms or ctx.opset < 23 or q.etype.name != "f32":
+        return None
+    if scale_v is not None and not scale_v.is_const:
+        return None
+    if any(len(x.shape) != 4 for x in (q, k, v)) or (mask is not None and (mask.shape is None or len(mask.shape) > 4)):
+        return None
+    g = ctx.b
+    if groups_k is not None and groups.fits(q, mask, groups_k, groups_v):
+        heads = groups_k.kv
+        batch = {q.shape[0]} | {r.single.shape[0] for r in (groups_k, groups_v)}
+        k, v = (Value(g, q.etype, (r.single.shape[0], r.kv, r.single.shape[3], r.single.shape[4]),
+                      name=g.Squeeze(groups.one_copy(g, r), i64(g, [2]))) for r in (groups_k, groups_v))
+    else:
+        heads = k.shape[1] if k.shape[1] == v.shape[1] else None
+        batch = {x.shape[0] for x in (q, k, v)}
+    if len(batch) != 1 or q.shape[1] is None or heads is None or q.shape[1] % heads:
+        return None
+    attrs = {"is_causal": 1} if layer.attrs["causal"] else {}
+    if scale_v is not None:
+        attrs["scale"] = float(np.asarray(scale_v.value(), np.float32).reshape(()))
+    return g.Attention(q, k, v, *([mask] if mask is not None else []), **attrs)
 
 
 def _bias_value(g, mask: Value, q: Value) -> Value:

@@ -19,6 +19,7 @@ from ._common.integer_division import trunc_divide
 from ._common.integer_power import integer_power_chain
 from ..lowering.registry import lowers
 from . import _rms_norm as rms_norm
+from . import _rotary as rotary
 from ._channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
@@ -110,11 +111,15 @@ def _binary(ctx, layer, inputs, onnx_op: str, fold):
 @lowers("Add", "opset1")
 def add(ctx, layer, inputs):
     """Add-1 -> Add (folded for small constants; absorbed by a producer that offers ``absorb_add``,
-    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta)."""
+    e.g. a ConvTranspose taking the bias, a LayerNormalization taking beta; ``--target onnx`` at
+    opset >= 23: the end of a rotary embedding as RotaryEmbedding, :mod:`._rotary`)."""
     a, b = inputs
     _check_operands(layer, a, b)
     if foldable(a, b):
         return [_fold(np.add, a.value(), b.value())]
+    rotary_embedding = rotary.standard(ctx, layer) if a.etype.name == "f32" else None
+    if rotary_embedding is not None:
+        return [rotary_embedding]
     for x, other in ((a, b), (b, a)):
         absorb = getattr(x, "absorb_add", None)
         if absorb is not None:
@@ -130,6 +135,14 @@ def subtract(ctx, layer, inputs):
     return _binary(ctx, layer, inputs, "Sub", np.subtract)
 
 
+def _standard_rms(ctx, layer, x, k: int):
+    """RMSNormalization-23 for the ``onnx`` target at opset >= 23, where the norm is exact (:mod:`.rms_norm`)."""
+    if not ctx.target.opset23_forms or ctx.opset < 23:
+        return None
+    eps = rms_norm.epsilon(ctx, layer, k)
+    return None if eps is None else rms_norm.standard(ctx, x, eps)
+
+
 @lowers("Multiply", "opset1")
 def multiply(ctx, layer, inputs):
     """Multiply-1 -> Mul (absorbed by a producer that offers ``absorb_mul``, e.g. a
@@ -139,7 +152,8 @@ def multiply(ctx, layer, inputs):
     if not foldable(a, b):
         k = rms_norm.x_operand(ctx, layer) if a.etype.is_float else None
         divisor = getattr(inputs[1 - k], "divisor", None) if k is not None else None
-        out = rms_norm.normalized(ctx, inputs[k], divisor, _product) if divisor is not None else None
+        out = _standard_rms(ctx, layer, inputs[k], k) if divisor is not None else None
+        out = rms_norm.normalized(ctx, inputs[k], divisor, _product) if divisor is not None and out is None else out
         if out is not None:  # RMSNorm's x * (1 / Sqrt): Div, and a Mul by ones that onnxruntime fuses
             return [out]
         for x, other in ((a, b), (b, a)):
@@ -167,7 +181,7 @@ def divide(ctx, layer, inputs):
             and int(np.prod(a.shape)) == 1 and float(np.asarray(a.value()).reshape(())) == 1.0):
         return [_reciprocal(ctx, a, b)]
     if not a.etype.is_integer and not foldable(a, b) and rms_norm.x_operand(ctx, layer) == 0:
-        out = rms_norm.normalized(ctx, a, b, _product)
+        out = _standard_rms(ctx, layer, a, 0) or rms_norm.normalized(ctx, a, b, _product)
         if out is not None:  # RMSNorm: a Mul by ones that onnxruntime fuses (see rms_norm)
             return [out]
     if not a.etype.is_integer:

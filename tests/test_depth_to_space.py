@@ -296,9 +296,9 @@ def test_vect_c_with_dynamic_last_dim_checks_it_at_run_time(tmp_path):
 
 
 @pytest.mark.parametrize("op,shape,attrs", [
-    ("DepthToSpace", [1, 4, 2**40, 8], {"block_size": 2, "mode": "depth_first"}),
-    ("DepthToSpace", [None, 8, 2**38, 2, 8], {"block_size": 2, "mode": "blocks_first"}),
-    ("SpaceToDepth", [1, 4, 2**41, 16], {"block_size": 2, "mode": "blocks_first"}),
+    ("DepthToSpace", [1, 4, 2**30, 8], {"block_size": 2, "mode": "depth_first"}),
+    ("DepthToSpace", [None, 8, 2**28, 2, 8], {"block_size": 2, "mode": "blocks_first"}),
+    ("SpaceToDepth", [1, 4, 2**29, 16], {"block_size": 2, "mode": "blocks_first"}),
 ])
 def test_huge_dims_convert_without_index_tables(tmp_path, op, shape, attrs):
     """Regression: the row Gather built one index table per output axis at convert time, so a

@@ -12,6 +12,7 @@ import onnx
 import pytest
 
 from ir2onnx.cli.main import main
+from ir2onnx.testing import IRWriter
 from util import convert_model
 
 
@@ -237,3 +238,62 @@ def test_check_report_into_a_new_folder(capsys, tmp_path, xml):
 def test_check_names_an_onnx_file(capsys, tmp_path, xml):
     assert main(["convert", str(xml), "-q"]) == 0
     _refused(capsys, ["check", tmp_path / "m.onnx"], "is an ONNX model, not an OpenVINO IR")
+
+
+def _float_model(path: Path) -> Path:
+    w = IRWriter("scale")
+    x = w.parameter([None, 512], "f32", "x")
+    c = w.const(np.full((1, 512), 0.5, np.float32))  # 2 KiB: external data takes it
+    y = w.layer("Multiply", "opset1", [x, c], {"auto_broadcast": "numpy"}, [("f32", [None, 512])], out_names=["y"])[0]
+    w.result(y)
+    return w.save(path)
+
+
+@pytest.mark.parametrize("option", [["--precision", "f16"], ["--opset", "18"], ["--rename", "y=scaled"],
+                                    ["--shape", "x=4,512"], ["--external-data"]])
+def test_every_option_applies_in_batch_mode(capsys, tmp_path, option):
+    """A batch writes each model as a single conversion with the same options does (batch mode
+    ignored --precision: issue 30)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    for stem in ("a", "b"):
+        _float_model(models / f"{stem}.xml")
+    assert main(["convert", str(models), "-o", str(tmp_path / "batch"), "--jobs", "2", "-q", *option]) == 0, \
+        capsys.readouterr()
+    assert main(["convert", str(models / "a.xml"), "-o", str(tmp_path / "one.onnx"), "-q", *option]) == 0
+    assert main(["convert", str(models / "a.xml"), "-o", str(tmp_path / "plain.onnx"), "-q"]) == 0
+    batch, one = onnx.load(tmp_path / "batch" / "a.onnx"), onnx.load(tmp_path / "one.onnx")
+    plain = onnx.load(tmp_path / "plain.onnx")
+    assert batch.graph == one.graph and batch.opset_import == one.opset_import
+    assert (batch.graph, batch.opset_import) != (plain.graph, plain.opset_import)  # the option did something
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("option", [["--genai", "g"], ["--accuracy-level", "0"]])
+def test_one_model_options_are_refused_in_batch_mode(capsys, tmp_path, option):
+    models = _tree(tmp_path)
+    _refused(capsys, ["convert", models, "-o", tmp_path / "out", *option], "one model",
+             absent=[tmp_path / "out"])
+
+
+def test_a_worker_that_dies_is_a_row_and_the_batch_goes_on(capsys, tmp_path, monkeypatch):
+    """A worker killed by the system (out of memory, a crash in a native library) fails its model's
+    row; a new worker converts the rest (workers are forked: they run the patched function)."""
+    from ir2onnx.cli import batch
+
+    models = _tree(tmp_path)
+    real = batch.convert_one
+
+    def crashing(job, options):
+        if job.xml.stem == "other":
+            os._exit(9)
+        return real(job, options)
+
+    monkeypatch.setattr(batch, "convert_one", crashing)
+    code = main(["convert", str(models), "-o", str(tmp_path / "out"), "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    row = next(line for line in out.splitlines() if "other.xml" in line)
+    assert "failed" in row and "the worker process died (exit code 9)" in row, out
+    assert out.splitlines()[-1] == "2 of 3 model(s) converted, 1 failed"
+    assert _files(tmp_path / "out") == {"a", "b", "a/model.onnx", "b/model.onnx"}

@@ -56,7 +56,7 @@ def _wait_for(p: subprocess.Popen, folder: Path, pattern: str, timeout: float = 
     raise AssertionError(f"no {pattern} in {folder} while it ran: {p.communicate()}")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)])
 def test_a_signal_during_convert_removes_the_temporary_and_keeps_the_old_file(tmp_path, big, sig):
     out = tmp_path / "out"
     out.mkdir()
@@ -72,7 +72,7 @@ def test_a_signal_during_convert_removes_the_temporary_and_keeps_the_old_file(tm
     assert (out / "big.onnx").read_bytes() == b"the old file"
 
 
-@pytest.mark.parametrize("command", ["run", "check"])
+@pytest.mark.parametrize("command", ["run", pytest.param("check", marks=pytest.mark.slow)])
 def test_sigterm_during_run_and_check_removes_their_temporary_folder(tmp_path, big, command):
     tmp = tmp_path / "tmp"
     tmp.mkdir()

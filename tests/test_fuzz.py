@@ -26,7 +26,7 @@ FIXED_ELSEWHERE = [
      r"internal error \(TypeError: '<' not supported between instances of 'str' and 'int'\)"),
     ({"input_file"}, r"internal error \(EOFError: No data left in file\)"),
     ({"input_file", "example_inputs"}, r"internal error \(BadZipFile: File is not a zip file\)"),
-    ({"input_file"}, r"internal error \(MemoryError: Unable to allocate [\d.]+ [PE]iB for an array"),
+    ({"input_file"}, r"internal error \(MemoryError: Unable to allocate [\d.]+ [KMGTPE]iB for an array"),
     ({"input_file", "example_inputs"}, r"internal error \(TokenError: "),  # a bit-flipped .npy header
     # a port feeding a Result without a precision (or UNDEFINED)
     ({"element_type", "delete_attribute", "wrong_attribute", "two_mutations"},

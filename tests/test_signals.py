@@ -90,16 +90,20 @@ def test_sigterm_during_run_and_check_removes_their_temporary_folder(tmp_path, b
 def test_after_sigkill_the_target_is_old_or_absent_and_the_next_run_sweeps(tmp_path, big):
     out = tmp_path / "out"
     out.mkdir()
+    (out / "old.onnx").write_bytes(b"the old file")
     p = _start(["convert", big, "-o", out / "big.onnx"], tmp_path)
-    temp = _wait_for(p, out, TEMP)
-    p.kill()
-    p.communicate()
-    assert not (out / "big.onnx").exists() and temp.exists()  # a killed process cannot clean up
+    q = _start(["convert", big, "-o", out / "old.onnx"], tmp_path)
+    temps = [_wait_for(p, out, ".big.onnx.ir2onnx-tmp-*"), _wait_for(q, out, ".old.onnx.ir2onnx-tmp-*")]
+    for r in (p, q):
+        r.kill()
+        r.communicate()
+    assert all(t.exists() for t in temps)  # a killed process cannot clean up
+    assert not (out / "big.onnx").exists() and (out / "old.onnx").read_bytes() == b"the old file"
     small_xml = convert_model(tmp_path / "small.xml")
     q = _start(["convert", small_xml, "-o", out / "small.onnx", "-q"], tmp_path)
     _, err = q.communicate(timeout=120)
     assert q.returncode == 0, err
-    assert sorted(p.name for p in out.iterdir()) == ["small.onnx"]  # the stale temporary is gone
+    assert sorted(p.name for p in out.iterdir()) == ["old.onnx", "small.onnx"]  # the stale temporaries are gone
 
 
 def _processes_in_group(pgid: int) -> list[str]:
@@ -139,6 +143,7 @@ def test_ctrl_c_in_a_50_model_batch_stops_within_2_s_without_orphans(tmp_path):
     took = time.monotonic() - sent
     assert p.returncode == 130, err
     assert took < 2.0, f"{took:.2f} s"
+    print(f"stopped {took:.2f} s after Ctrl-C")
     assert err.strip().splitlines()[-1].startswith("ir2onnx: interrupted (Ctrl-C)"), err
     assert "Traceback" not in err
     rows = [line for line in out_text.splitlines() if line.startswith(str(models))]

@@ -175,7 +175,8 @@ def _file_size_limit(limit: int):
     return apply
 
 
-@pytest.mark.parametrize("command, limit", [("convert", 100), ("run --save", 1000),
+@pytest.mark.parametrize("command, limit", [("convert", 100),
+                                            pytest.param("run --save", 1000, marks=pytest.mark.slow),
                                             pytest.param("check --report", 1000, marks=pytest.mark.slow)])
 def test_a_failed_write_exits_2_and_leaves_nothing(tmp_path, xml, command, limit):
     """RLIMIT_FSIZE makes a write fail half-way (EFBIG) as a full disk does (ENOSPC): the temporary

@@ -72,7 +72,8 @@ def test_a_signal_during_convert_removes_the_temporary_and_keeps_the_old_file(tm
     assert (out / "big.onnx").read_bytes() == b"the old file"
 
 
-@pytest.mark.parametrize("command", ["run", pytest.param("check", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["run", "check"])
 def test_sigterm_during_run_and_check_removes_their_temporary_folder(tmp_path, big, command):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -87,6 +88,7 @@ def test_sigterm_during_run_and_check_removes_their_temporary_folder(tmp_path, b
     assert list(tmp.glob("*ir2onnx*")) == []  # (onnxruntime leaves a '.ses' file of its own)
 
 
+@pytest.mark.slow
 def test_after_sigkill_the_target_is_old_or_absent_and_the_next_run_sweeps(tmp_path, big):
     out = tmp_path / "out"
     out.mkdir()

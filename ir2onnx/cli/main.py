@@ -428,26 +428,26 @@ def stopped_code(e: KeyboardInterrupt) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        lookable(getattr(args, "model", None), getattr(args, "weights", None))
-        with stop_on_signals():
+    with stop_on_signals():  # held while the errors are reported: a second Ctrl-C is ignored then
+        try:
+            lookable(getattr(args, "model", None), getattr(args, "weights", None))
             return args.func(args)
-    except Ir2OnnxError as e:
-        print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt as e:
-        from ..writer import remove_own_temps
+        except Ir2OnnxError as e:
+            print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt as e:
+            from ..writer import remove_own_temps
 
-        remove_own_temps()
-        name = signal.Signals(e.signum).name if isinstance(e, Terminated) else "Ctrl-C"
-        print(f"ir2onnx: interrupted ({name}); temporary files removed", file=sys.stderr)
-        return stopped_code(e)
-    except Exception as e:  # a bug in ir2onnx: say so in one line unless debugging
-        if os.environ.get("IR2ONNX_DEBUG"):
-            raise
-        print(f"ir2onnx: internal error ({type(e).__name__}: {e}); set IR2ONNX_DEBUG=1 for a "
-              f"traceback and please report it", file=sys.stderr)
-        return 3
+            remove_own_temps()
+            name = signal.Signals(e.signum).name if isinstance(e, Terminated) else "Ctrl-C"
+            print(f"ir2onnx: interrupted ({name}); temporary files removed", file=sys.stderr)
+            return stopped_code(e)
+        except Exception as e:  # a bug in ir2onnx: say so in one line unless debugging
+            if os.environ.get("IR2ONNX_DEBUG"):
+                raise
+            print(f"ir2onnx: internal error ({type(e).__name__}: {e}); set IR2ONNX_DEBUG=1 for a "
+                  f"traceback and please report it", file=sys.stderr)
+            return 3
 
 
 if __name__ == "__main__":

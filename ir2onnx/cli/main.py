@@ -188,7 +188,7 @@ def cmd_convert(args) -> int:
                            "session's: session.qdq_matmulnbits_accuracy_level, onnxruntime's default 4)")
     rename = parse_renames(args.rename)
     xml = model_xml(args.model[0])
-    out = onnx_output(xml, args.output, args.weights)
+    out = onnx_output(xml, args.output, args.weights, external_data=args.external_data)
     with os_errors("read"):
         graph = load_ir(xml, args.weights)
     summary: list[str] = []

@@ -81,10 +81,12 @@ def _is_dir_arg(arg: str) -> bool:
         return False
 
 
-def onnx_output(xml: Path, output: str | os.PathLike | None, weights: str | os.PathLike | None = None) -> Path:
+def onnx_output(xml: Path, output: str | os.PathLike | None, weights: str | os.PathLike | None = None,
+                external_data: bool = False) -> Path:
     """Where ``convert`` writes: beside the .xml by default, ``DIR/<stem>.onnx`` for ``-o DIR`` or
     ``-o DIR/``, else the path given. The path is checked as :func:`writable`, and neither it nor
-    its .data file may be the .xml or the weights read (``weights``, else the .xml's .bin)."""
+    (with ``external_data``) its .data file may be the .xml or the weights read (``weights``, else
+    the .xml's .bin; the writer checks again what it writes)."""
     if output is None:
         out = xml.with_suffix(".onnx") if xml.name else Path("model.onnx")
     elif _is_dir_arg(os.fspath(output)):
@@ -93,7 +95,8 @@ def onnx_output(xml: Path, output: str | os.PathLike | None, weights: str | os.P
         out = Path(output)
     reads = (xml, Path(weights) if weights else xml.with_suffix(".bin"))
     refuse_target(out, "output", reads)
-    refuse_target(out.parent / (out.name + ".data"), "output's data file", reads)
+    if external_data:
+        refuse_target(out.parent / (out.name + ".data"), "output's data file", reads)
     return writable(out, "output")
 
 

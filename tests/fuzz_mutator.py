@@ -473,9 +473,12 @@ def _options(rng: random.Random, command: str, names: list[str]) -> list[str]:
               ["--shape", f"{name}=a,b"], ["--shape", "="]]
     per = {"convert": [["--opset", rng.choice(["17", "21", "99", "1", "0", "-3"])], ["--external-data"],
                        ["--rename", rng.choice([f"{name}=file", "a=b", "=", f"{name}={name}"])],
-                       ["--quantized", "qdq"], ["--compressed-weights", "unpack"], ["--jobs", "0"]],
+                       ["--quantized", "qdq"], ["--compressed-weights", "unpack"], ["--jobs", "0"],
+                       ["-o", rng.choice(["out/" + "n" * 250 + ".onnx", "out/\u00fc ber.onnx", "out/a/b/m.onnx",
+                                          "out/", "out/.hidden.onnx", "out/m.onnx.data"])]],
            "run": [["--seed", rng.choice(["5", "0", "2147483648"])], ["--steps", rng.choice(["0", "-1", "3"])],
-                   ["--provider", "cuda"]],
+                   ["--provider", "cuda"],
+                   ["--save", rng.choice(["out/" + "s" * 251 + ".npz", "out/o", "out/d/e/o.npz", "out/in.npz"])]],
            "check": [["--rtol", rng.choice(["0", "1e-300", "inf"])], ["--oracle-budget", rng.choice(["0", "inf"])],
                      ["--opset", rng.choice(["17", "99"])], ["--provider", "cuda"]]}
     pool = common + per["convert" if command.startswith("convert") else command]

@@ -81,18 +81,33 @@ def remove_own_temps() -> None:
         _OWN_TEMPS.discard(path)
 
 
-_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+_holding = 0  # > 0 while a temporary is being made and recorded
+_held: list[int] = []  # signals that arrived meanwhile
+
+
+def hold_signal(signum: int) -> bool:
+    """For a signal handler: True when ``signum`` arrived while a temporary is being made (it is
+    raised again as soon as the temporary is recorded, so that it is removed on the way out)."""
+    if _holding:
+        _held.append(signum)
+        return True
+    return False
 
 
 @contextlib.contextmanager
 def _signals_held():
-    """Hold Ctrl-C and SIGTERM while a temporary is made and recorded: one that arrives then is
-    raised after it is recorded, so that it is removed."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    """Make and record a temporary without a signal in between (the handlers call
+    :func:`hold_signal`; masking the signal would not do: another thread, numpy's BLAS pool,
+    would take it while this one runs on)."""
+    global _holding
+    _holding += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _holding -= 1
+    if not _holding and _held:
+        signal.raise_signal(_held.pop(0))
+        _held.clear()
 
 
 def _made(path: str) -> str:
@@ -104,13 +119,15 @@ def _made(path: str) -> str:
 def temporary_folder(prefix: str = "ir2onnx-"):
     """A temporary folder (in the system's temp dir) that is removed on the way out, also when a
     signal (:func:`ir2onnx.cli.main`'s handlers) ends the program."""
-    with _signals_held():
-        path = _made(tempfile.mkdtemp(prefix=prefix))
+    path = None
     try:
+        with _signals_held():  # (a signal held here is raised on leaving it, path set)
+            path = _made(tempfile.mkdtemp(prefix=prefix))
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
-        _OWN_TEMPS.discard(path)
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
+            _OWN_TEMPS.discard(path)
 
 
 def _alive(pid: int) -> bool:
@@ -185,19 +202,25 @@ def atomic_file(path: str | os.PathLike, mode: str = "wb", *, what: str = "outpu
     refuse_target(path, what, reads)
     path.parent.mkdir(parents=True, exist_ok=True)
     sweep_stale_temps(path.parent)
-    with _signals_held():
-        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), dir=path.parent)
-        _made(tmp)
+    fd = tmp = None
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        with _signals_held():  # (a signal held here is raised on leaving it, fd and tmp set)
+            fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), dir=path.parent)
+            _made(tmp)
+        f = os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        fd = None  # f owns it
+        with f:
             yield f
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if fd is not None:
+            os.close(fd)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
     finally:
         _OWN_TEMPS.discard(tmp)
@@ -388,9 +411,10 @@ def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | No
                                f"'{output.name}.data' (255 bytes at most): choose a shorter one")
     output.parent.mkdir(parents=True, exist_ok=True)
     sweep_stale_temps(output.parent)
-    with _signals_held():
-        tmpdir = Path(_made(tempfile.mkdtemp(prefix=temp_prefix(output.name), dir=output.parent)))
+    tmpdir = None
     try:
+        with _signals_held():  # (a signal held here is raised on leaving it, tmpdir set)
+            tmpdir = Path(_made(tempfile.mkdtemp(prefix=temp_prefix(output.name), dir=output.parent)))
         tmp = tmpdir / output.name
         progress = Progress(conv.weight_bytes)
         (_stream_external if external_data else _stream_single)(conv, tmp, progress)
@@ -408,7 +432,8 @@ def save(conv: Converted, output: str | os.PathLike, *, external_data: bool | No
             os.replace(tmpdir / (output.name + ".data"), output.parent / (output.name + ".data"))
         os.replace(tmp, output)
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
-        _OWN_TEMPS.discard(str(tmpdir))
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            _OWN_TEMPS.discard(str(tmpdir))
     _sync_folder(output.parent)
     return output

@@ -155,3 +155,36 @@ def test_ctrl_c_in_a_50_model_batch_stops_within_2_s_without_orphans(tmp_path):
     assert _processes_in_group(p.pid) == []
     assert sorted(str(q.relative_to(out)) for q in out.rglob(".*")) == []  # no temporary left
     assert len(rows) <= len(list(out.rglob("*.onnx"))) <= len(rows) + 2  # (finished as it stopped)
+
+
+def test_a_signal_while_a_temporary_is_made_waits_until_it_is_recorded(tmp_path, monkeypatch):
+    """SIGTERM between mkdtemp and its recording (a thread of numpy's BLAS pool can take it while
+    the main thread runs on, so masking it would not do) is raised once the temporary is recorded:
+    the way out then removes it."""
+    import tempfile
+
+    from ir2onnx import writer
+    from ir2onnx.cli.main import Terminated, stop_on_signals
+
+    made = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(*args, **kwargs):
+        path = made(*args, **kwargs)
+        signal.raise_signal(signal.SIGTERM)  # its handler runs before mkdtemp returns
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signal)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(Terminated):
+        with stop_on_signals():
+            with writer.temporary_folder("ir2onnx-"):
+                raise AssertionError("the signal was not raised on entry")
+    assert list(tmp_path.iterdir()) == []  # the folder's own cleanup ran
+    with pytest.raises(Terminated):
+        with stop_on_signals():
+            with writer._signals_held():
+                path = writer._made(made(dir=tmp_path))
+                signal.raise_signal(signal.SIGTERM)
+                assert path in writer._OWN_TEMPS  # not raised yet: recorded first
+    writer.remove_own_temps()  # what main() does on the way out
+    assert list(tmp_path.iterdir()) == [] and not writer._OWN_TEMPS

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from ..writer import hold_signal
 from . import check as check_command, selftest as selftest_command
 from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
 from .paths import lookable
@@ -397,6 +398,8 @@ class Terminated(KeyboardInterrupt):
 
 
 def _on_signal(signum, frame) -> None:
+    if hold_signal(signum):  # a temporary is being made: raised again once it is recorded
+        return
     # the first signal unwinds the program; the cleanup it runs is not interrupted again
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)

@@ -34,7 +34,8 @@ def _add_convert(sub) -> None:
                     "CPU session (a node onnxruntime has no kernel for is refused, naming its "
                     "layer) and written atomically: on any error nothing is written. Given several "
                     "models (files, directories, globs), converts each (in parallel with --jobs) and "
-                    "ends with a table; exit 0 when all converted, 2 when any failed.",
+                    "ends with a table; exit 0 when all converted, 2 when any failed; Ctrl-C stops "
+                    "the workers, prints the table so far and exits 130.",
         epilog="example:\n  ir2onnx convert model.xml -o model.onnx --opset 17\n"
                "  ir2onnx convert model.xml -o out/ --rename Result_505=logits\n"
                "  ir2onnx convert model.xml -w weights.bin --external-data\n"
@@ -151,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ir2onnx",
         description="Convert OpenVINO IR models to ONNX, run them on onnxruntime, and check that "
                     "the two agree. Exit codes: 0 success, 1 outputs disagree (check), "
-                    "2 bad input or unsupported model.",
+                    "2 bad input or unsupported model, 130/143 stopped by Ctrl-C/SIGTERM "
+                    "(temporary files removed). Outputs are written atomically and never over "
+                    "an input, a FIFO or a device.",
         epilog="examples:\n  ir2onnx convert model.xml -o model.onnx\n  ir2onnx run model.onnx\n"
                "  ir2onnx ops",
         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -123,11 +123,11 @@ def _processes_in_group(pgid: int) -> list[str]:
     return found
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_ctrl_c_in_a_50_model_batch_stops_within_2_s_without_orphans(tmp_path):
+def _batch(tmp_path, n: int = 50) -> tuple[Path, Path, subprocess.Popen]:
+    """A batch of ``n`` copies of a small CNN, started with --jobs 2, two models done."""
     models = tmp_path / "models"
     source = ROOT / "samples" / "real" / "cnn" / "model"
-    for i in range(50):
+    for i in range(n):
         (models / f"m{i:02d}").mkdir(parents=True)
         for suffix in (".xml", ".bin"):
             shutil.copy(source.with_suffix(suffix), models / f"m{i:02d}" / f"m{suffix}")
@@ -139,6 +139,27 @@ def test_ctrl_c_in_a_50_model_batch_stops_within_2_s_without_orphans(tmp_path):
         assert line, p.communicate()
         started += line.startswith("ir2onnx: [")
     assert len(_processes_in_group(p.pid)) >= 3  # the parent and its two workers
+    return models, out, p
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; PR_SET_PDEATHSIG")
+def test_workers_end_when_the_batch_is_killed(tmp_path):
+    """SIGKILL of the parent cannot be handled: each worker gets SIGTERM from the kernel
+    (PR_SET_PDEATHSIG), removes its temporaries and ends; no orphan converts on."""
+    _, out, p = _batch(tmp_path, 20)
+    p.kill()
+    p.communicate()
+    end = time.monotonic() + 5
+    while _processes_in_group(p.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _processes_in_group(p.pid) == []
+    assert sorted(str(q.relative_to(out)) for q in out.rglob(".*")) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_in_a_50_model_batch_stops_within_2_s_without_orphans(tmp_path):
+    models, out, p = _batch(tmp_path)
     sent = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
     out_text, err = p.communicate(timeout=30)

@@ -391,6 +391,10 @@ def cmd_ops(args) -> int:
     return 0
 
 
+# the signals that end a command cleanly (SIGHUP: the terminal closed; Windows has no SIGHUP)
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the program is, so that every ``finally`` and ``with``
     removes its temporary files, as Ctrl-C (KeyboardInterrupt) does."""
@@ -404,7 +408,7 @@ def _on_signal(signum, frame) -> None:
     if hold_signal(signum):  # a temporary is being made: raised again once it is recorded
         return
     # the first signal unwinds the program; the cleanup it runs is not interrupted again
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for s in STOP_SIGNALS:
         signal.signal(s, signal.SIG_IGN)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
@@ -418,7 +422,7 @@ def stop_on_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    old = {s: signal.signal(s, _on_signal) for s in STOP_SIGNALS}
     try:
         yield
     finally:

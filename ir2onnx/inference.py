@@ -35,7 +35,7 @@ class RunResult:
 
 def _load_session(model: Path, provider: str):
     try:
-        return runtime.session(model, provider)
+        return runtime.session(model, provider, quiet=True)  # its errors are ours, in one line
     except Ir2OnnxError:
         raise
     except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)

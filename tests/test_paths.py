@@ -152,6 +152,21 @@ def test_onnxruntime_messages_keep_what_comes_after_the_first_line():
                               "Got: 7 Expected: 3 Please fix")
 
 
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_failing_inference_is_one_line_without_onnxruntimes_log(capfd, tmp_path, command):
+    """onnxruntime's own error log (a coloured '[E:onnxruntime:...]' line) is not printed beside
+    ours (fuzz case 2448)."""
+    w = IRWriter("reshape")
+    x = w.parameter([None, 3], "f32", "x")
+    target = w.const(np.array([3], np.int64))
+    y = w.layer("Reshape", "opset1", [x, target], {"special_zero": False}, [("f32", [3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "r.xml")
+    extra = ["--no-openvino", "--no-oracle", "--quiet"] if command == "check" else []
+    _refused(capfd, [command, xml, "--shape", "x=2,3", *extra], "onnxruntime failed")  # (capfd: the
+    # log is written by onnxruntime's C++ to the file descriptor)
+
+
 # -- several models -------------------------------------------------------------------------------
 def _tree(tmp_path) -> Path:
     models = tmp_path / "models"

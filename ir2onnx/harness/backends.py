@@ -254,7 +254,7 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
 
     if problem:
         raise Ir2OnnxError(problem)
-    sess = runtime.session(model_path, provider)
+    sess = runtime.session(model_path, provider, quiet=True)  # its errors are ours, in one line
     if steps:
         from ..runtime.stateful import ort_steps
 

@@ -510,3 +510,21 @@ def test_mutated_array_files_only_ever_raise_ir2onnx_errors(tmp_path):
                 read()
             except Ir2OnnxError as e:
                 assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("precision", ['precision="UNDEFINED"', ""])
+def test_a_result_fed_by_a_port_of_unknown_type(capsys, tmp_path, precision):
+    """A Result whose input has no element type (its producer's port without a precision, or
+    UNDEFINED, and nothing before it to decide one) is refused, naming the port (fuzz case 552:
+    an AttributeError, exit 3, before)."""
+    w = IRWriter("undefined")
+    x = w.parameter([2, 3], "f32", "x")
+    target = w.const(np.array([3, 2], np.int64))
+    y = w.layer("Reshape", "opset1", [x, target], {"special_zero": False}, [("f32", [3, 2])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "m.xml")
+    text = xml.read_text()
+    reshape_out = '<port id="2" precision="FP32" names="y">'
+    assert reshape_out in text
+    xml.write_text(text.replace(reshape_out, f'<port id="2" {precision} names="y">'.replace("  ", " ")))
+    _assert_refused(capsys, tmp_path, xml, r"Result.*the element type of its input is unknown: port 2 of layer")

@@ -1,14 +1,12 @@
 """The fuzz suite (issue 30): seeded mutants of the bundled IRs and of ``--input`` files, each run
 through the real command line in a child process under a memory limit (RLIMIT_AS) and a time limit
-(tests/fuzz_mutator.py). Every case ends with exit 0, 1 (check) or 2, one stderr line on failure,
+(tests/fuzz_mutator.py). Every case ends with exit 0, 1 (check) or 2, one error line on failure,
 no traceback, and no file left behind. 600 cases run in CI's slow step, 20 in the default run.
 
 A failure names its case: ``python tests/fuzz_mutator.py 123`` reproduces it (same files, same
 command) and keeps its folder.
 """
 from __future__ import annotations
-
-import re
 
 import pytest
 
@@ -17,36 +15,10 @@ import fuzz_mutator as fz
 CHUNKS, CHUNK = 12, 50  # 600 cases in the slow step, in chunks that xdist spreads over its workers
 SAMPLE = list(range(7, CHUNKS * CHUNK, 30))  # 20 cases spread over every mutation and sample
 
-# Exit-3 reproducers that the other half of issue 30 fixes at their source (the reader's Const
-# version check; reading --input and <stem>.inputs.npz files). Until that branch is merged they
-# are tolerated here, matched narrowly (the mutation and the one-line message), and counted;
-# once it is merged they no longer occur and this table can be emptied.
-FIXED_ELSEWHERE = [
-    ({"version", "wrong_attribute", "layer_type", "two_mutations"},  # a Const or Parameter of an unknown version
-     r"internal error \((TypeError: '<' not supported between instances of 'str' and 'int'|"
-     r"AttributeError: 'str' object has no attribute 'name'|KeyError: 'element_type')\)"),
-    ({"dims", "two_mutations"}, r"internal error \(ValueError: Value out of range: \d+\)"),  # dims over int64
-    ({"input_file"}, r"internal error \(EOFError: No data left in file\)"),
-    ({"input_file", "example_inputs"}, r"internal error \(BadZipFile: File is not a zip file\)"),
-    ({"input_file"}, r"internal error \(MemoryError: Unable to allocate [\d.]+ [KMGTPE]iB for an array"),
-    ({"input_file", "example_inputs"}, r"internal error \(TokenError: "),  # a bit-flipped .npy header
-    # a port feeding a Result without a precision (or UNDEFINED)
-    ({"element_type", "delete_attribute", "wrong_attribute", "two_mutations"},
-     r"internal error \(AttributeError: 'NoneType' object has no attribute 'onnx'\)"),
-]
-
-
-def _fixed_elsewhere(v: fz.Verdict) -> bool:
-    lines = v.stderr.strip().splitlines()
-    return (v.code == 3 and len(lines) == 1 and v.problems == ["exit 3", "traceback or internal error"]
-            and any(v.case.mutation in kinds and re.search(pattern, lines[0])
-                    for kinds, pattern in FIXED_ELSEWHERE))
-
 
 def _check(verdicts: list[fz.Verdict]) -> None:
-    bad = [v for v in verdicts if not v.ok and not _fixed_elsewhere(v)]
-    tolerated = [v.case.id for v in verdicts if not v.ok and _fixed_elsewhere(v)]
-    print(f"fuzz: {fz.counts(verdicts)}; tolerated (fixed by the verification half): {tolerated}")
+    bad = [v for v in verdicts if not v.ok]
+    print(f"fuzz: {fz.counts(verdicts)}")
     assert not bad, "\n".join(str(v) for v in bad)
 
 

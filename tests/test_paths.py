@@ -291,24 +291,17 @@ def test_one_model_options_are_refused_in_batch_mode(capsys, tmp_path, option):
              absent=[tmp_path / "out"])
 
 
-def test_a_worker_that_dies_is_a_row_and_the_batch_goes_on(capsys, tmp_path, monkeypatch):
-    """A worker killed by the system (out of memory, a crash in a native library) fails its model's
-    row; a new worker converts the rest (workers are forked: they run the patched function)."""
-    from ir2onnx.cli import batch
+def _square_or_die(n: int) -> int:
+    if n == 3:
+        os._exit(9)  # as the system kills a worker (out of memory, a crash in a native library)
+    return n * n
 
-    models = _tree(tmp_path)
-    real = batch.convert_one
 
-    def crashing(job, options):
-        if job.xml.stem == "other":
-            os._exit(9)
-        return real(job, options)
+def test_a_worker_that_dies_leaves_its_job_and_the_others_go_on():
+    """run_parallel: a dead worker's result is None, a new worker takes the rest."""
+    from ir2onnx.cli.batch import run_parallel
 
-    monkeypatch.setattr(batch, "convert_one", crashing)
-    code = main(["convert", str(models), "-o", str(tmp_path / "out"), "--jobs", "2"])
-    out = capsys.readouterr().out
-    assert code == 2, out
-    row = next(line for line in out.splitlines() if "other.xml" in line)
-    assert "failed" in row and "the worker process died (exit code 9)" in row, out
-    assert out.splitlines()[-1] == "2 of 3 model(s) converted, 1 failed"
-    assert _files(tmp_path / "out") == {"a", "b", "a/model.onnx", "b/model.onnx"}
+    swept = []
+    results, stopped = run_parallel(_square_or_die, [(n,) for n in range(6)], 2, cleanup=swept.append)
+    assert stopped is None
+    assert results == [0, 1, 4, None, 16, 25] and swept == [3]

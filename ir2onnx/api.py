@@ -146,4 +146,5 @@ def write(graph: Graph, output: str | os.PathLike, *, opset: int | None = None,
     if summary is not None:
         summary.extend(conv.summary)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset, timeout=verify_timeout)) if verify else None
-    return save(conv, output, external_data=external_data, verify=check), conv
+    reads = (graph.xml_path, graph.bin_path)  # never replaced by the output or its .data file
+    return save(conv, output, external_data=external_data, verify=check, reads=reads), conv

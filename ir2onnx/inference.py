@@ -7,7 +7,6 @@ generated (:mod:`ir2onnx.runtime.input_values`); a stateful IR (ReadValue/Assign
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from .runtime import example_inputs
 from .runtime import sessions as runtime
 from .runtime.input_values import ir_hints, onnx_file_hints
 from .runtime.stateful import initial_state, ort_steps, variables
+from .writer import temporary_folder
 
 
 @dataclass
@@ -35,7 +35,7 @@ class RunResult:
 
 def _load_session(model: Path, provider: str):
     try:
-        return runtime.session(model, provider)
+        return runtime.session(model, provider, quiet=True)  # its errors are ours, in one line
     except Ir2OnnxError:
         raise
     except Exception as e:  # onnxruntime's own load errors (not an ONNX file, ...)
@@ -49,7 +49,7 @@ def run_model(model, inputs: dict[str, np.ndarray] | None = None, *, weights=Non
     (an IR is converted at ``precision``: :mod:`ir2onnx.lowering.precision`)."""
     state_vars, source = [], None
     graph = read_model(model, weights, onnx_too=True)
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
+    with temporary_folder("ir2onnx-") as tmp:
         if graph is not None:  # an IR: computed at ``precision`` once, converted, run
             source = graph.xml_path
             hints = ir_hints(graph)

@@ -510,3 +510,38 @@ def test_mutated_array_files_only_ever_raise_ir2onnx_errors(tmp_path):
                 read()
             except Ir2OnnxError as e:
                 assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("precision", ['precision="UNDEFINED"', ""])
+def test_a_result_fed_by_a_port_of_unknown_type(capsys, tmp_path, precision):
+    """A Result whose input has no element type (its producer's port without a precision, or
+    UNDEFINED, and nothing before it to decide one) is refused, naming the port (fuzz case 552:
+    an AttributeError, exit 3, before)."""
+    w = IRWriter("undefined")
+    x = w.parameter([2, 3], "f32", "x")
+    target = w.const(np.array([3, 2], np.int64))
+    y = w.layer("Reshape", "opset1", [x, target], {"special_zero": False}, [("f32", [3, 2])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "m.xml")
+    text = xml.read_text()
+    reshape_out = '<port id="2" precision="FP32" names="y">'
+    assert reshape_out in text
+    xml.write_text(text.replace(reshape_out, f'<port id="2" {precision} names="y">'.replace("  ", " ")))
+    _assert_refused(capsys, tmp_path, xml, r"Result.*the element type of its input is unknown: port 2 of layer")
+
+
+def test_an_operand_of_unknown_type(capsys, tmp_path):
+    """An elementwise layer fed by a port without a precision (the producer's type left open) is
+    refused, not an AttributeError while naming the types (fuzz case 3240)."""
+    w = IRWriter("open")
+    x = w.parameter([2, 3], "f32", "x")
+    c = w.const(np.full((2, 3), 2.0, np.float32))
+    m = w.layer("Multiply", "opset1", [x, c], {"auto_broadcast": "numpy"}, [("f32", [2, 3])], name="mul")[0]
+    y = w.layer("Minimum", "opset1", [m, x], {"auto_broadcast": "numpy"}, [("f32", [2, 3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "m.xml")
+    text = xml.read_text()
+    mul_out = '<output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>'
+    assert text.count(mul_out) >= 1
+    xml.write_text(text.replace(mul_out, mul_out.replace(' precision="FP32"', ""), 1))
+    _assert_refused(capsys, tmp_path, xml, r"Minimum.*element type of an operand is unknown")

@@ -14,7 +14,7 @@ import pytest
 
 import ir2onnx
 from ir2onnx.oracles.interpreter import evaluate
-from ir2onnx.testing import assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
+from ir2onnx.testing import IRWriter, assert_bitexact, ov_parameter, ov_save, run_onnx, run_openvino
 
 from util import all_outputs_bitexact, bitexact_everywhere, const, iota, node_types, random_data, save_model
 
@@ -224,3 +224,18 @@ def test_gather_bf16_out_of_range_indices_at_opset_17(tmp_path):
     assert got.dtype == data.dtype and np.array_equal(got.astype(np.float32), want.astype(np.float32))
     ov_out = run_openvino(xml, {"x": data})[0]  # OpenVINO's Python API gives bf16 as f16 bits
     assert np.array_equal(ov_out.view(data.dtype).astype(np.float32), want.astype(np.float32))
+
+
+def test_gather_1_ignores_an_attribute_named_batch_dims(tmp_path):
+    """Gather-1 has no batch_dims: a stray attribute of that name (unparsed, a string) is not
+    read as Gather-7's (fuzz case 6504: a TypeError, exit 3, before)."""
+    w = IRWriter("gather1")
+    x = w.parameter([4, 3], "f32", "x")
+    idx = w.const(np.array([2, 0], np.int64))
+    axis = w.const(np.array(0, np.int64))
+    y = w.layer("Gather", "opset1", [x, idx, axis], {"batch_dims": "1"}, [("f32", [2, 3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "g.xml")
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    (out,) = run_onnx(xml, {"x": data})
+    assert_bitexact(out, data[[2, 0]])

@@ -12,6 +12,7 @@ import onnx
 import pytest
 
 from ir2onnx.cli.main import main
+from ir2onnx.testing import IRWriter
 from util import convert_model
 
 
@@ -151,6 +152,21 @@ def test_onnxruntime_messages_keep_what_comes_after_the_first_line():
                               "Got: 7 Expected: 3 Please fix")
 
 
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_failing_inference_is_one_line_without_onnxruntimes_log(capfd, tmp_path, command):
+    """onnxruntime's own error log (a coloured '[E:onnxruntime:...]' line) is not printed beside
+    ours (fuzz case 2448)."""
+    w = IRWriter("reshape")
+    x = w.parameter([None, 3], "f32", "x")
+    target = w.const(np.array([3], np.int64))
+    y = w.layer("Reshape", "opset1", [x, target], {"special_zero": False}, [("f32", [3])], out_names=["y"])[0]
+    w.result(y)
+    xml = w.save(tmp_path / "r.xml")
+    extra = ["--no-openvino", "--no-oracle", "--quiet"] if command == "check" else []
+    _refused(capfd, [command, xml, "--shape", "x=2,3", *extra], "onnxruntime failed")  # (capfd: the
+    # log is written by onnxruntime's C++ to the file descriptor)
+
+
 # -- several models -------------------------------------------------------------------------------
 def _tree(tmp_path) -> Path:
     models = tmp_path / "models"
@@ -237,3 +253,55 @@ def test_check_report_into_a_new_folder(capsys, tmp_path, xml):
 def test_check_names_an_onnx_file(capsys, tmp_path, xml):
     assert main(["convert", str(xml), "-q"]) == 0
     _refused(capsys, ["check", tmp_path / "m.onnx"], "is an ONNX model, not an OpenVINO IR")
+
+
+def _float_model(path: Path) -> Path:
+    w = IRWriter("scale")
+    x = w.parameter([None, 512], "f32", "x")
+    c = w.const(np.full((1, 512), 0.5, np.float32))  # 2 KiB: external data takes it
+    y = w.layer("Multiply", "opset1", [x, c], {"auto_broadcast": "numpy"}, [("f32", [None, 512])], out_names=["y"])[0]
+    w.result(y)
+    return w.save(path)
+
+
+@pytest.mark.parametrize("option", [["--precision", "f16"], ["--opset", "18"], ["--rename", "y=scaled"],
+                                    ["--shape", "x=4,512"], ["--external-data"]])
+def test_every_option_applies_in_batch_mode(capsys, tmp_path, option):
+    """A batch writes each model as a single conversion with the same options does (batch mode
+    ignored --precision: issue 30)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    for stem in ("a", "b"):
+        _float_model(models / f"{stem}.xml")
+    assert main(["convert", str(models), "-o", str(tmp_path / "batch"), "--jobs", "2", "-q", *option]) == 0, \
+        capsys.readouterr()
+    assert main(["convert", str(models / "a.xml"), "-o", str(tmp_path / "one.onnx"), "-q", *option]) == 0
+    assert main(["convert", str(models / "a.xml"), "-o", str(tmp_path / "plain.onnx"), "-q"]) == 0
+    batch, one = onnx.load(tmp_path / "batch" / "a.onnx"), onnx.load(tmp_path / "one.onnx")
+    plain = onnx.load(tmp_path / "plain.onnx")
+    assert batch.graph == one.graph and batch.opset_import == one.opset_import
+    assert (batch.graph, batch.opset_import) != (plain.graph, plain.opset_import)  # the option did something
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("option", [["--genai", "g"], ["--accuracy-level", "0"]])
+def test_one_model_options_are_refused_in_batch_mode(capsys, tmp_path, option):
+    models = _tree(tmp_path)
+    _refused(capsys, ["convert", models, "-o", tmp_path / "out", *option], "one model",
+             absent=[tmp_path / "out"])
+
+
+def _square_or_die(n: int) -> int:
+    if n == 3:
+        os._exit(9)  # as the system kills a worker (out of memory, a crash in a native library)
+    return n * n
+
+
+def test_a_worker_that_dies_leaves_its_job_and_the_others_go_on():
+    """run_parallel: a dead worker's result is None, a new worker takes the rest."""
+    from ir2onnx.cli.batch import run_parallel
+
+    swept = []
+    results, stopped = run_parallel(_square_or_die, [(n,) for n in range(6)], 2, cleanup=swept.append)
+    assert stopped is None
+    assert results == [0, 1, 4, None, 16, 25] and swept == [3]

@@ -10,14 +10,17 @@ exit code is 0 when every model converted, 2 when any failed.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Ir2OnnxError
+from ..writer import hold_signal
 from .paths import ir_files, model_xml, writable
 
 _GLOB_CHARS = set("*?[")
@@ -137,21 +140,29 @@ def convert_one(job: Job, options: dict) -> Outcome:
     return Outcome(job.shown or str(job.xml), "failed", time.perf_counter() - start, 0, reason)
 
 
-def run_batch(jobs: list[Job], options: dict, workers: int = 1, progress=sys.stderr) -> list[Outcome]:
-    """Convert every job, ``workers`` processes at once (1: in this process), in job order; after
-    Ctrl-C, the jobs done so far and an ``interrupted`` row for each of the others."""
-    results, interrupted = run_parallel(convert_one, [(job, options) for job in jobs], workers,
-                                        lambda i, o, n: _progress(o, n, len(jobs), progress))
-    why = "interrupted (Ctrl-C)" if interrupted else "the worker process ended (out of memory?)"
-    return [o or Outcome(job.shown or str(job.xml), "failed", 0.0, 0, why) for job, o in zip(jobs, results)]
+def run_batch(jobs: list[Job], options: dict, workers: int = 1,
+              progress=sys.stderr) -> tuple[list[Outcome], KeyboardInterrupt | None]:
+    """Convert every job, ``workers`` processes at once (1: in this process), in job order, and
+    None; after Ctrl-C or SIGTERM, the jobs done so far, an ``interrupted`` row for each of the
+    others, and that signal's exception (the workers stopped, their temporaries removed)."""
+    results, stopped = run_parallel(convert_one, [(job, options) for job in jobs], workers,
+                                    lambda i, o, n: _progress(o, n, len(jobs), progress),
+                                    cleanup=lambda i: _sweep(jobs[i]))
+    name = signal.Signals(stopped.signum).name if getattr(stopped, "signum", None) else "Ctrl-C"
+    why = f"interrupted ({name})" if stopped else "the worker process ended (out of memory?)"
+    return [o or Outcome(job.shown or str(job.xml), "failed", 0.0, 0, why) for job, o in zip(jobs, results)], stopped
 
 
-def run_parallel(fn, args: list[tuple], workers: int = 1, done=None) -> tuple[list, bool]:
-    """``[fn(*a) for a in args]``, ``workers`` processes at once (1: in this process), and
-    whether Ctrl-C stopped it: then the results not computed are None. ``done(i, result, count)``
-    is called as each one ends. Ctrl-C reaches every process of the terminal's group: each worker
-    leaves the job it is in (its temporary files removed as the job unwinds) and ends; a worker
-    still running two seconds later is sent Ctrl-C itself, ten seconds later ended."""
+def run_parallel(fn, args: list[tuple], workers: int = 1, done=None,
+                 cleanup=None) -> tuple[list, KeyboardInterrupt | None]:
+    """``[fn(*a) for a in args]``, ``workers`` processes at once (1: in this process), and None,
+    or the exception of the Ctrl-C or SIGTERM that stopped it (the results not computed are then
+    None). ``done(i, result, count)`` is called as each one ends. Workers ignore Ctrl-C (the
+    terminal sends it to the whole group): the parent stops them with SIGTERM, which unwinds the
+    job and removes its temporaries, and SIGKILL after :data:`STOP_GRACE` s; ``cleanup(i)`` then
+    runs for each job a killed or dead worker held (sweeping its stale temporaries). A worker that
+    dies leaves its result None and a new one takes the next job; workers also end when the
+    parent dies (Linux: PR_SET_PDEATHSIG)."""
     results: list = [None] * len(args)
     count = 0
     if workers <= 1 or len(args) <= 1:
@@ -161,74 +172,156 @@ def run_parallel(fn, args: list[tuple], workers: int = 1, done=None) -> tuple[li
                 count += 1
                 if done:
                     done(i, results[i], count)
-        except KeyboardInterrupt:
-            return results, True
-        return results, False
-    import multiprocessing as mp
-    import queue as queue_mod
-
-    ctx = mp.get_context("spawn")  # no fork of a process that runs onnxruntime's threads
-    todo, out = ctx.Queue(), ctx.Queue()
-    for i, a in enumerate(args):
-        todo.put((i, a))
-    procs = [ctx.Process(target=_worker, args=(fn, todo, out), daemon=True)
-             for _ in range(min(workers, len(args)))]
-    for _ in procs:
-        todo.put(None)
+        except KeyboardInterrupt as e:
+            return results, e
+        return results, None
     try:
-        for p in procs:
-            p.start()
-        while count < len(args):
-            try:
-                i, result = out.get(timeout=0.5)
-            except queue_mod.Empty:
-                if not any(p.is_alive() for p in procs) and out.empty():
-                    break  # every worker died (killed: out of memory); the rest stay None
-                continue
-            results[i] = result
-            count += 1
-            if done:
-                done(i, result, count)
-        return results, False
-    except KeyboardInterrupt:
-        _stop(procs)
-        return results, True
-    finally:
-        for p in procs:
-            p.join(timeout=0.1)
-            if p.is_alive():
-                p.terminate()
+        _run_pool(fn, args, min(workers, len(args)), results, done, cleanup)
+    except KeyboardInterrupt as e:
+        return results, e
+    return results, None
 
 
-def _worker(fn, todo, out) -> None:
-    """A worker process: jobs from ``todo`` until None; Ctrl-C ends it quietly."""
+_STOPS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+_MASK = getattr(signal, "pthread_sigmask", lambda how, mask: set())  # (POSIX only)
+STOP_GRACE = 0.5  # seconds a stopped worker has to remove its temporaries before SIGKILL
+
+
+class _Worker:
+    """One worker process and the pipe that carries its jobs and outcomes."""
+
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_work, args=(child,), daemon=True)
+        old = _MASK(getattr(signal, "SIG_BLOCK", 0), _STOPS)  # until the worker has its handlers
+        try:
+            self.process.start()
+        finally:
+            _MASK(getattr(signal, "SIG_SETMASK", 2), old)
+        child.close()
+        self.job: int | None = None
+
+
+def _work(conn) -> None:
+    """A worker's loop: jobs in, outcomes out. Ctrl-C is the parent's to handle (the terminal sends
+    it to the whole group); SIGTERM from the parent unwinds the conversion, removing its
+    temporaries; the worker also gets SIGTERM when the parent dies."""
+    from ..writer import remove_own_temps
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminate)
+    _die_with_parent()
+    _MASK(getattr(signal, "SIG_UNBLOCK", 1), _STOPS)
     try:
         while True:
-            item = todo.get()
+            try:
+                item = conn.recv()
+            except EOFError:
+                return
             if item is None:
                 return
-            i, a = item
-            out.put((i, fn(*a)))
-    except KeyboardInterrupt:
+            fn, a = item
+            conn.send(fn(*a))
+    except BaseException:  # SIGTERM (or a broken pipe to a parent that is gone): exit quietly
+        remove_own_temps()
+        os._exit(143)
+
+
+class _Stop(BaseException):
+    pass
+
+
+def _terminate(signum, frame) -> None:
+    if hold_signal(signum):
         return
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Stop
 
 
-def _stop(procs) -> None:
-    import os
-    import signal
+def _die_with_parent() -> None:
+    """Linux: this process gets SIGTERM when its parent dies, so that killing the parent with
+    SIGKILL leaves no orphan converting on."""
+    if sys.platform.startswith("linux"):
+        import ctypes
 
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and any(p.is_alive() for p in procs):
-        time.sleep(0.05)
-    for p in procs:
-        if p.is_alive():  # Ctrl-C reached this process only (kill -INT): pass it on
-            os.kill(p.pid, signal.SIGINT)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(p.is_alive() for p in procs):
-        time.sleep(0.05)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _run_pool(fn, args: list[tuple], n: int, results: list, done, cleanup) -> None:
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    ctx = mp.get_context("spawn")  # no fork of a process that may run onnxruntime's threads
+    pending = list(range(len(args)))[::-1]
+    pool: list[_Worker] = []
+    count = 0
+    try:
+        def feed(worker: _Worker) -> None:
+            worker.job = pending.pop()
+            worker.conn.send((fn, args[worker.job]))
+
+        for _ in range(n):
+            pool.append(_Worker(ctx))
+            feed(pool[-1])
+        while any(w.job is not None for w in pool):
+            busy = [w for w in pool if w.job is not None]
+            wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for w in busy:
+                outcome, i = None, w.job
+                if w.conn.poll():
+                    with contextlib.suppress(EOFError, OSError):
+                        outcome = w.conn.recv()
+                if outcome is None and w.process.is_alive():
+                    continue
+                if outcome is None:  # the worker died (out of memory, a crash): a new one goes on
+                    w.process.join()
+                    if cleanup:
+                        cleanup(i)
+                    w.conn.close()
+                    pool[pool.index(w)] = w = _Worker(ctx)
+                else:
+                    results[i] = outcome
+                count += 1
+                if done and outcome is not None:
+                    done(i, outcome, count)
+                w.job = None
+                if pending:
+                    feed(w)
+        for w in pool:
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        for w in pool:  # they end by themselves; _stop then finds them gone
+            w.process.join(5)
+    finally:
+        _stop(pool, [w.job for w in pool if w.job is not None], cleanup)
+
+
+def _stop(pool: list, running: list[int], cleanup) -> None:
+    """End every worker: SIGTERM (it removes its temporaries), SIGKILL after STOP_GRACE seconds;
+    then the temporaries of the killed ones are swept from their output folders."""
+    for w in pool:
+        if w.process.is_alive():
+            with contextlib.suppress(OSError):
+                w.process.terminate()
+    deadline = time.monotonic() + STOP_GRACE
+    for w in pool:
+        w.process.join(max(0.0, deadline - time.monotonic()))
+        if w.process.is_alive():
+            w.process.kill()
+            w.process.join()
+        w.conn.close()
+    for i in running:
+        if cleanup:
+            cleanup(i)
+
+
+def _sweep(job: Job) -> None:
+    from ..writer import sweep_stale_temps
+
+    sweep_stale_temps(job.output.parent if str(job.output.parent) else ".")
 
 
 def _progress(outcome: Outcome, done: int, total: int, stream) -> None:

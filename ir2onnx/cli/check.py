@@ -116,6 +116,5 @@ def cmd_check(args) -> int:
     print(format_text(result))
     if args.report:
         with os_errors("write the --report file"):
-            Path(args.report).parent.mkdir(parents=True, exist_ok=True)
             write_report(result, args.report)
     return 0 if result.ok else 1

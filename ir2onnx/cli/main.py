@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from ..writer import hold_signal
 from . import check as check_command, selftest as selftest_command
 from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
 from .paths import lookable
@@ -30,7 +34,8 @@ def _add_convert(sub) -> None:
                     "CPU session (a node onnxruntime has no kernel for is refused, naming its "
                     "layer) and written atomically: on any error nothing is written. Given several "
                     "models (files, directories, globs), converts each (in parallel with --jobs) and "
-                    "ends with a table; exit 0 when all converted, 2 when any failed.",
+                    "ends with a table; exit 0 when all converted, 2 when any failed; Ctrl-C stops "
+                    "the workers, prints the table so far and exits 130.",
         epilog="example:\n  ir2onnx convert model.xml -o model.onnx --opset 17\n"
                "  ir2onnx convert model.xml -o out/ --rename Result_505=logits\n"
                "  ir2onnx convert model.xml -w weights.bin --external-data\n"
@@ -147,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ir2onnx",
         description="Convert OpenVINO IR models to ONNX, run them on onnxruntime, and check that "
                     "the two agree. Exit codes: 0 success, 1 outputs disagree (check), "
-                    "2 bad input or unsupported model.",
+                    "2 bad input or unsupported model, 130/143 stopped by Ctrl-C/SIGTERM "
+                    "(temporary files removed). Outputs are written atomically and never over "
+                    "an input, a FIFO or a device.",
         epilog="examples:\n  ir2onnx convert model.xml -o model.onnx\n  ir2onnx run model.onnx\n"
                "  ir2onnx ops",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -185,7 +192,7 @@ def cmd_convert(args) -> int:
                            "session's: session.qdq_matmulnbits_accuracy_level, onnxruntime's default 4)")
     rename = parse_renames(args.rename)
     xml = model_xml(args.model[0])
-    out = onnx_output(xml, args.output)
+    out = onnx_output(xml, args.output, args.weights, external_data=args.external_data)
     with os_errors("read"):
         graph = load_ir(xml, args.weights)
     summary: list[str] = []
@@ -246,13 +253,20 @@ def _convert_many(args) -> int:
         raise Ir2OnnxError("-w/--weights names the .bin of one model: it cannot go with several")
     if args.jobs < 1:
         raise Ir2OnnxError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.genai:
+        raise Ir2OnnxError("--genai writes one model's folder: give one model")
+    if args.accuracy_level is not None:
+        raise Ir2OnnxError("--accuracy-level applies to --genai folders (one model)")
     jobs = jobs_for(args.model, args.output)
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
                    verify=not args.no_verify, verify_timeout=args.verify_timeout, quantized=args.quantized,
                    compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),
-                   shapes=parse_shapes(args.shape), target=args.target, ir_version=args.ir_version)
-    outcomes = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
-    print(table(outcomes))
+                   precision=args.precision, shapes=parse_shapes(args.shape), target=args.target,
+                   ir_version=args.ir_version)
+    outcomes, stopped = run_batch(jobs, options, args.jobs, progress=None if args.quiet else sys.stderr)
+    print(table(outcomes), flush=True)
+    if stopped is not None:
+        raise stopped
     return 0 if all(o.status == "ok" for o in outcomes) else EXIT_BAD_INPUT
 
 
@@ -270,17 +284,16 @@ def _summary(name: str, value: np.ndarray) -> str:
 def _run_llm(model, given: dict, shapes: dict, args) -> int | None:
     """``run`` on an LLM (an IR, or a converted .onnx with its cache documented): greedy decoding
     of ``--steps`` tokens (:mod:`ir2onnx.llm.decode`); None for any other model."""
-    import tempfile
-
     from ..runtime import sessions as runtime
     from ..api import convert_file
     from ..ir.reader import load_ir
     from ..llm.interface import is_llm, load_interface
+    from ..writer import temporary_folder
 
     path = Path(model)
     if path.suffix.lower() not in (".xml", ".onnx") or not path.is_file():
         return None
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
+    with temporary_folder("ir2onnx-") as tmp:
         if path.suffix.lower() == ".xml":
             graph = load_ir(path, args.weights)
             if not is_llm(graph):
@@ -298,6 +311,7 @@ def cmd_run(args) -> int:
     from ..inference import run_model
     from ..runtime.input_values import nonfinite
     from .paths import model_xml, os_errors, writable
+    from ..writer import refuse_target
 
     given, shapes = parse_feeds(args)
     save = None
@@ -306,6 +320,7 @@ def cmd_run(args) -> int:
             raise Ir2OnnxError(f"--save '{args.save}' is a directory: give a file name such as OUT.npz")
         save = args.save if args.save.endswith(".npz") else args.save + ".npz"  # as np.savez names it
         writable(Path(save), "--save file")
+        refuse_target(save, "--save file", (args.model, args.weights))
     model = args.model
     from ..llm.seq2seq import is_folder, run_folder
 
@@ -337,10 +352,28 @@ def cmd_run(args) -> int:
               file=sys.stderr)
     if save:
         with os_errors("write the --save file"):
-            Path(save).parent.mkdir(parents=True, exist_ok=True)
-            np.savez(save, **result.outputs)
+            save_npz(save, result.outputs)
         print(f"saved {len(result.outputs)} output(s) to {save}", file=sys.stderr)
     return 0
+
+
+def save_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` as a .npz (``np.load(path)[name]``) atomically: a zip of ``<name>.npy``
+    members written beside ``path`` and renamed over it. Any output name works (``file``, names
+    with '/'), as long as the zip format can hold it (65535 bytes)."""
+    import zipfile
+
+    from ..writer import atomic_file
+
+    for name in arrays:
+        if len((name + ".npy").encode("utf-8", "surrogatepass")) > 0xFFFF:
+            raise Ir2OnnxError(f"the output name '{name[:40]}...' is {len(name)} characters long: a "
+                               f".npz member name holds at most 65531 bytes; rename it (convert --rename)")
+    with atomic_file(path, "wb", what="--save file") as f:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for name, value in arrays.items():
+                with z.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
 
 
 def cmd_ops(args) -> int:
@@ -358,24 +391,73 @@ def cmd_ops(args) -> int:
     return 0
 
 
+# the signals that end a command cleanly (SIGHUP: the terminal closed; Windows has no SIGHUP)
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, so that every ``finally`` and ``with``
+    removes its temporary files, as Ctrl-C (KeyboardInterrupt) does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum, frame) -> None:
+    if hold_signal(signum):  # a temporary is being made: raised again once it is recorded
+        return
+    # the first signal unwinds the program; the cleanup it runs is not interrupted again
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """SIGINT, SIGTERM and SIGHUP raise an exception in the main thread while the block runs (the
+    handlers are put back after it): temporary files are removed on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, _on_signal) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def stopped_code(e: KeyboardInterrupt) -> int:
+    """128 + the signal's number, as shells report a process a signal ended: 130 for Ctrl-C."""
+    return 128 + (e.signum if isinstance(e, Terminated) else signal.SIGINT)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        lookable(getattr(args, "model", None), getattr(args, "weights", None))
-        return args.func(args)
-    except Ir2OnnxError as e:
-        print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("ir2onnx: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # a bug in ir2onnx: say so in one line unless debugging
-        if os.environ.get("IR2ONNX_DEBUG"):
-            raise
-        print(f"ir2onnx: internal error ({type(e).__name__}: {e}); set IR2ONNX_DEBUG=1 for a "
-              f"traceback and please report it", file=sys.stderr)
-        return 3
+    with stop_on_signals():  # held while the errors are reported: a second Ctrl-C is ignored then
+        try:
+            lookable(getattr(args, "model", None), getattr(args, "weights", None))
+            return args.func(args)
+        except Ir2OnnxError as e:
+            print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt as e:
+            from ..writer import remove_own_temps
+
+            remove_own_temps()
+            name = signal.Signals(e.signum).name if isinstance(e, Terminated) else "Ctrl-C"
+            print(f"ir2onnx: interrupted ({name}); temporary files removed", file=sys.stderr)
+            return stopped_code(e)
+        except Exception as e:  # a bug in ir2onnx: say so in one line unless debugging
+            if os.environ.get("IR2ONNX_DEBUG"):
+                raise
+            print(f"ir2onnx: internal error ({type(e).__name__}: {e}); set IR2ONNX_DEBUG=1 for a "
+                  f"traceback and please report it", file=sys.stderr)
+            return 3
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import tempfile
 from pathlib import Path
 
 from ..errors import Ir2OnnxError
+from ..writer import refuse_target
+
+NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows)
 
 
 def lookable(*args) -> None:
@@ -72,22 +75,28 @@ def model_xml(arg: str | os.PathLike) -> Path:
 
 
 def _is_dir_arg(arg: str) -> bool:
-    return arg.endswith(("/", os.sep)) or Path(arg).is_dir()
+    try:
+        return arg.endswith(("/", os.sep)) or Path(arg).is_dir()
+    except OSError:  # a name too long, a loop of links: not a directory, the write says why
+        return False
 
 
-def onnx_output(xml: Path, output: str | os.PathLike | None) -> Path:
+def onnx_output(xml: Path, output: str | os.PathLike | None, weights: str | os.PathLike | None = None,
+                external_data: bool = False) -> Path:
     """Where ``convert`` writes: beside the .xml by default, ``DIR/<stem>.onnx`` for ``-o DIR`` or
-    ``-o DIR/``, else the path given. The path is checked as :func:`writable`."""
+    ``-o DIR/``, else the path given. The path is checked as :func:`writable`, and neither it nor
+    (with ``external_data``) its .data file may be the .xml or the weights read (``weights``, else
+    the .xml's .bin; the writer checks again what it writes)."""
     if output is None:
         out = xml.with_suffix(".onnx") if xml.name else Path("model.onnx")
     elif _is_dir_arg(os.fspath(output)):
         out = Path(output) / (xml.stem + ".onnx")
     else:
         out = Path(output)
-    for given in {xml, xml.with_suffix(".bin")}:
-        with contextlib.suppress(OSError):
-            if out.exists() and out.samefile(given):
-                raise Ir2OnnxError(f"the output '{out}' is the input '{given}': choose another -o")
+    reads = (xml, Path(weights) if weights else xml.with_suffix(".bin"))
+    refuse_target(out, "output", reads)
+    if external_data:
+        refuse_target(out.parent / (out.name + ".data"), "output's data file", reads)
     return writable(out, "output")
 
 
@@ -97,9 +106,14 @@ def writable(path: Path, what: str = "output") -> Path:
     path = Path(path)
     if not path.name or path.name in (".", ".."):
         raise Ir2OnnxError(f"the {what} path '{path}' names no file")
+    too_long = [p for p in path.parts if len(os.fsencode(p)) > NAME_MAX]
+    if too_long:
+        raise Ir2OnnxError(f"the {what} path '{str(path)[:60]}...' has a name of {len(os.fsencode(too_long[0]))} "
+                           f"bytes: file names have at most {NAME_MAX}")
     if path.is_dir():
         raise Ir2OnnxError(f"the {what} '{path}' is a directory: give a file name, or end it with '/'"
                            if what == "output" else f"the {what} '{path}' is a directory: give a file name")
+    refuse_target(path, what)
     parent = path.parent
     while not parent.exists():
         if parent == parent.parent:

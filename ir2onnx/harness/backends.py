@@ -254,7 +254,7 @@ def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | 
 
     if problem:
         raise Ir2OnnxError(problem)
-    sess = runtime.session(model_path, provider)
+    sess = runtime.session(model_path, provider, quiet=True)  # its errors are ours, in one line
     if steps:
         from ..runtime.stateful import ort_steps
 
@@ -294,9 +294,9 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: boo
     import signal
     import subprocess
     import sys
-    import tempfile
+    from ..writer import temporary_folder
 
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-") as tmp:
+    with temporary_folder("ir2onnx-ov-") as tmp:
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
         cmd = [sys.executable, "-m", "ir2onnx.harness.openvino_child", str(graph.xml_path), graph.bin_path or "",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -31,6 +30,7 @@ from ..lowering.convert import computed_graph
 from .oracle_budget import DEFAULT_BUDGET, over_budget
 from ..llm.interface import is_llm
 from ..runtime.stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
+from ..writer import temporary_folder
 
 REFERENCE = "oracle"
 INT8_NOTE = ("the IR has {n} FakeQuantize layer(s): a quantization level that flips on a near-tie "
@@ -184,7 +184,7 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
         say(f"check: {name} {run.status} {run.seconds:.1f} s" + (f" ({run.message[:200]})" if run.message else ""))
         return run
 
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-check-") as tmp:
+    with temporary_folder("ir2onnx-check-") as tmp:
         start = time.perf_counter()
         onnx_path, problem, opset = convert_to(graph, opset, tmp, target)
         qdq = not problem and _has_qdq(onnx_path)

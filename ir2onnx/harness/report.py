@@ -12,6 +12,7 @@ import numpy as np
 from .html_report import to_html
 from .layers import markdown_lines, text_lines
 from ..version import __version__
+from ..writer import atomic_file
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 REPORT_SUFFIXES = (".json", ".md", ".html")
@@ -125,7 +126,8 @@ def _finite(x):
 
 
 def write_report(result, path: str | os.PathLike) -> Path:
-    """Write ``.json``, ``.md`` or ``.html`` (chosen by the suffix; .html needs matplotlib)."""
+    """Write ``.json``, ``.md`` or ``.html`` (chosen by the suffix; .html needs matplotlib),
+    atomically (:func:`ir2onnx.writer.atomic_file`)."""
     path = Path(path)
     if path.suffix.lower() == ".html":
         text = to_html(result)
@@ -133,5 +135,6 @@ def write_report(result, path: str | os.PathLike) -> Path:
         text = json.dumps(_finite(to_dict(result)), indent=2, allow_nan=False) + "\n"
     else:
         text = to_markdown(result)
-    path.write_text(text, encoding="utf-8")
+    with atomic_file(path, "w", what="--report file") as f:
+        f.write(text)
     return path

@@ -250,7 +250,8 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
                            f"(the graph holds the architecture)")
     out.mkdir(parents=True, exist_ok=True)
     check = (lambda path: verify_model(path, conv.node_layers, conv.opset)) if verify else None
-    save(conv, out / "model.onnx", external_data=external_data, verify=check)
+    save(conv, out / "model.onnx", external_data=external_data, verify=check,
+         reads=(graph.xml_path, graph.bin_path))
     if any(n.op_type == "DequantizeLinear" for n in conv.model.graph.node):
         if accuracy_level == 0:
             preoptimize(out / "model.onnx")

@@ -28,6 +28,9 @@ TRIM_ELEMENTS = 1 << 16  # larger constants keep their shape (and their bytes st
 
 def _check_operands(layer, a, b) -> None:
     """Same element type; shapes compatible under ``auto_broadcast`` (where they are known)."""
+    if a.etype is None or b.etype is None:  # (fuzz case 3240: an exit 3 before)
+        raise InvalidLayer(layer, "the element type of an operand is unknown: the port that makes it has no "
+                                  "precision (or UNDEFINED)")
     if a.etype != b.etype:
         raise InvalidLayer(layer, f"operands have different element types ({a.etype.name} and {b.etype.name})")
     if a.etype.name in ("boolean", "string") or a.etype.numpy is None:

@@ -43,7 +43,8 @@ def _gather(ctx, layer, inputs, negative: bool):
     if len(axis_values) != 1:
         raise InvalidLayer(layer, f"axis must hold one value, got {axis_values}")
     axis = normalize_axis(layer, axis_values[0], rank)
-    batch_dims = layer.attrs.get("batch_dims", 0)
+    # Gather-1 has no batch_dims: an attribute of that name is not its (fuzz case 6504)
+    batch_dims = layer.attrs.get("batch_dims", 0) if layer.version != "opset1" else 0
     if batch_dims != 0:
         return [_batched_gather(ctx, layer, data, indices, axis, batch_dims, negative)]
     size = data.shape[axis]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from ..errors import UnsupportedLayer
+from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.names import input_name
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
@@ -44,6 +44,10 @@ def result(ctx, layer, inputs):
     x = inputs[0]
     source = x.name  # first: a Const that ONNX cannot hold reports itself here
     etype = x.etype or port.etype
+    if etype is None:  # (fuzz case 552: an exit 3 before)
+        raise InvalidLayer(layer, f"the element type of its input is unknown: port {port.id} of layer "
+                                  f"'{src_layer.name}' (id={src_layer.id}) has no precision "
+                                  f"(or UNDEFINED) and nothing before it decides one")
     ctx.onnx_type(layer, etype)
     name = ctx.io_names[layer.id]  # claimed by the converter before any layer (ir/names.py)
     ctx.b.Identity(source, _names=[name])

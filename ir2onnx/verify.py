@@ -10,7 +10,7 @@ is found by running it. ``ir2onnx convert`` (and :func:`ir2onnx.convert` /
 layer whose node onnxruntime rejected (node names start with their layer's name).
 
 The inference is one run on the inputs ``ir2onnx run`` generates (:func:`runtime.make_inputs`:
-dynamic dims 1, normal floats), with integers 0 and booleans False (:func:`_feeds`), so it stays
+dynamic dims 1, normal floats), with integers 0 (an `attention_mask` 1) and booleans False (:func:`_feeds`), so it stays
 cheap on big models; a run longer than :data:`RUN_SECONDS` is ended with a warning. Generated values
 can be wrong for a model (an integer input that is an index or a shape, a dim of 1 under a
 pooling window): a run that fails is therefore run again with the graph optimizations off, and
@@ -115,12 +115,14 @@ def _works(make) -> bool:
 def _feeds(runtime, sess) -> dict | None:
     """The inputs ``ir2onnx run`` generates, with integers 0 and booleans False: an index of 0 is
     in range on any axis, and a Loop's trip count or condition taken from an input ends it at
-    once (a random one could run it without end)."""
+    once (a random one could run it without end). An LLM's ``attention_mask`` is ones (no token
+    masked; GroupQueryAttention takes its row sums as sequence lengths)."""
     try:
         feeds = runtime.make_inputs(sess)
     except Ir2OnnxError:  # inputs too large or of a type we cannot make: the session must do
         return None
-    return {k: np.zeros_like(v) if v.dtype.kind in "biu" else v for k, v in feeds.items()}
+    return {k: (np.ones_like if k == "attention_mask" else np.zeros_like)(v) if v.dtype.kind in "biu" else v
+            for k, v in feeds.items()}
 
 
 def _timed_run(runtime, sess, feeds) -> None:

@@ -141,7 +141,10 @@ def test_the_genai_folder(name, level, tmp_path, capsys):
     assert (m["bos_token_id"], m["eos_token_id"], m["type"]) == (1, 2, hf["model_type"])
     assert d["inputs"]["past_key_names"] == "past_key_values.%d.key"
     assert d["outputs"]["present_value_names"] == "present.%d.value"
-    assert config["search"]["past_present_share_buffer"] is False
+    gqa = [n for n in model.graph.node if n.op_type == "GroupQueryAttention"]
+    assert len(gqa) == 2 and all(n.domain == "com.microsoft" for n in gqa)  # one per layer, the cache in place
+    assert config["search"]["past_present_share_buffer"] is True
+    assert d["session_options"]["provider_options"] == []  # cpu
     capsys.readouterr()  # the folder's model decodes on plain onnxruntime too, with genai's names
     assert run_tokens(capsys, out / "model.onnx", prompt_file(tmp_path, name)) == greedy_json(name)["tokens"]
 

@@ -66,6 +66,19 @@ def _gemma2():
     return model
 
 
+def _mistral():
+    """Mistral with a sliding window of 16 tokens, so that the 8-token prompt and 16 new tokens
+    of greedy.json cross it."""
+    from transformers import MistralConfig, MistralForCausalLM
+    return MistralForCausalLM(MistralConfig(**TINY, sliding_window=16, tie_word_embeddings=False))
+
+
+def _phi3():
+    """Phi-3 (fused qkv_proj and gate_up_proj), no sliding window."""
+    from transformers import Phi3Config, Phi3ForCausalLM
+    return Phi3ForCausalLM(Phi3Config(**TINY, sliding_window=None, tie_word_embeddings=False))
+
+
 def _mixtral():
     from transformers import MixtralConfig, MixtralForCausalLM
     return MixtralForCausalLM(MixtralConfig(**TINY, num_local_experts=4, num_experts_per_tok=2,
@@ -82,6 +95,8 @@ MODELS = {
     "gemma2_fp32": (_gemma2, ["--weight-format", "fp32"]),
     "gemma2_int4": (_gemma2, ["--weight-format", "int4", "--group-size", "32", "--ratio", "1.0"]),
     "mixtral_int8": (_mixtral, ["--weight-format", "int8"]),
+    "mistral_fp32": (_mistral, ["--weight-format", "fp32"]),
+    "phi3_int4": (_phi3, ["--weight-format", "int4", "--group-size", "32", "--ratio", "1.0"]),
 }
 KEEP = ("openvino_model.xml", "openvino_model.bin", "config.json", "generation_config.json",
         "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")

@@ -16,7 +16,7 @@ from ir2onnx.llm import interface as llm
 from ir2onnx.harness.check import check
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "llm"
-STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4",
+STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4", "mistral_fp32", "phi3_int4",
             "mixtral_int8"]
 ALL = STATEFUL + ["llama_stateless"]
 

@@ -486,10 +486,6 @@ def _summary(stats: dict) -> list[str]:
     if "tied_tables" in stats:
         lines.append(f"{stats['tied_tables']} table(s) read by both a Gather and a MatMul stored once, transposed "
                      f"for MatMulNBits")
-    if "tied_8bit" in stats:
-        lines.append(f"{stats['tied_8bit']} of them 8-bit: onnxruntime fuses MatMulNBits only for a weight no "
-                     f"other node reads; with external data the Gather reads the same bytes through a second "
-                     f"initializer, in one file the MatMul dequantizes the table on every run (use --external-data)")
     if "gqa" in stats:
         lines.append(f"{stats['gqa']} attention layer(s) as onnxruntime's GroupQueryAttention (com.microsoft)")
     if "fq_total" in stats:

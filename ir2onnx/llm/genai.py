@@ -307,6 +307,8 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
         shared = shares_buffer(conv.model)
         if conv.attention_kept:
             kept = conv.attention_kept[0]
+        elif not any(n.op_type == "GroupQueryAttention" for n in conv.model.graph.node):
+            kept = "the IR's attention is not a ScaledDotProductAttention"
         elif not shared:
             kept = "something besides GroupQueryAttention reads the KV cache"
     if not shared:

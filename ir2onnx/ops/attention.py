@@ -62,7 +62,9 @@ def _check_batch(layer, *shapes) -> None:
 def sdpa(ctx, layer, inputs):
     """ScaledDotProductAttention-13 -> Transpose, MatMul, Mul, Add, Softmax, MatMul (causal: a
     constant bias or Range, Less, Where; boolean mask: Where); key and value repeated per
-    query group (repeat_kv): per group, without the repeated copies (:mod:`.attention_groups`)."""
+    query group (repeat_kv): per group, without the repeated copies (:mod:`._attention_groups`).
+    With ``attention="gqa"`` (``--genai``), an LLM's attention over its KV cache, where it matches,
+    is one com.microsoft GroupQueryAttention instead (:mod:`._attention_gqa`)."""
     q, k, v = inputs[:3]
     mask = inputs[3] if len(inputs) > 3 else None
     scale_v = inputs[4] if len(inputs) > 4 else None

@@ -176,6 +176,10 @@ def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
     og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
                              "(an optional extra: pip install 'ir2onnx[genai]')")
     assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g"), "--accuracy-level", "0"]) == 0
+    config = json.loads((tmp_path / "g" / "genai_config.json").read_text())
+    nodes = onnx.load(tmp_path / "g" / "model.onnx").graph.node
+    assert sum(n.op_type == "GroupQueryAttention" for n in nodes) == 2  # genai writes the cache in place
+    assert config["search"]["past_present_share_buffer"] is True
     expected = greedy_json(name)
     model = og.Model(str(tmp_path / "g"))
     params = og.GeneratorParams(model)

@@ -21,7 +21,7 @@ rotary reads a cos/sin table, a different rounding).
 
 Anything else (a mask built from other inputs, a causal SDPA, a float mask, a cache not
 appended on axis 2, heads that do not divide) keeps the decomposed form: :func:`match` returns
-None with the reason.
+the reason.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..ir.names import input_name
 from ..lowering.builder import Value
+from . import _attention_groups as groups
 from ._common.shapes import i64
 
 CACHE_SOURCES = ("ReadValue", "Parameter")
@@ -66,9 +67,9 @@ def _const(layer):
     return np.asarray(layer.const.array())
 
 
-def _cache_concat(graph, layer, index: int, heads: int):
-    """The Concat that feeds SDPA input ``index`` (through repeat_kv when the KV heads are fewer),
-    with its KV head count; None when it is not an append to a cache on axis 2."""
+def _cache_concat(graph, layer, index: int):
+    """The Concat that feeds SDPA input ``index`` (through repeat_kv when the KV heads are fewer);
+    None when it is not an append to a cache on axis 2."""
     src = _producer(graph, layer, index)
     if src is None:
         return None
@@ -165,15 +166,17 @@ def match(ctx, layer, q: Value, k: Value, v: Value, scale_v: Value | None):
     heads, head_size = q.shape[1], q.shape[3]
     if heads is None or head_size is None:
         return "the query's heads or head size are dynamic"
-    kc, vc = _cache_concat(graph, layer, 1, heads), _cache_concat(graph, layer, 2, heads)
+    kc, vc = _cache_concat(graph, layer, 1), _cache_concat(graph, layer, 2)
     if kc is None or vc is None:
         return "key or value is not a KV cache appended on axis 2 (and repeated per group)"
     kv = kc.outputs[0].shape[1]
     if vc.outputs[0].shape[1] != kv or heads % kv or kc.outputs[0].shape[3] != head_size \
             or vc.outputs[0].shape[3] != head_size:
         return "the heads do not group evenly, or key, value and query head sizes differ"
-    if kv != heads and (k.shape is None or k.shape[1] != heads or v.shape is None or v.shape[1] != heads):
-        return "key and value are not repeated to the query's heads"
+    if kv != heads:  # head h reads KV head h // rep: what repeat_kv's Unsqueeze, Broadcast, Reshape make
+        rk, rv = groups.repeated(ctx, layer, 1), groups.repeated(ctx, layer, 2)
+        if rk is None or rv is None or {(rk.kv, rk.rep), (rv.kv, rv.rep)} != {(kv, heads // kv)}:
+            return "key and value are not repeated to the query's heads by repeat_kv"
     if scale_v is None:
         scale = float(1 / np.sqrt(np.float64(head_size)))
     elif scale_v.is_const and np.asarray(scale_v.value()).size == 1:

@@ -20,8 +20,8 @@ for ``--bench``'s model):
   writing the cache in place);
 - ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given).
 
-onnxruntime sessions run with ``session.intra_op.allow_spinning=0`` (``--spinning``: 1, onnxruntime's
-default and what genai does, whose session options cannot turn it off), ``--threads`` intra-op
+onnxruntime sessions and genai's run with ``session.intra_op.allow_spinning=0`` (``--spinning``: 1,
+onnxruntime's default), ``--threads`` intra-op
 threads and MatMulNBits at ``--accuracy-level`` (4, onnxruntime's default: int8 activations;
 0: f32 activations, OpenVINO's exact settings, much slower; the genai folder is written at it), OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
 runner ``--block`` times back to back (one untimed first); a token's time is the median of its
@@ -125,8 +125,11 @@ def genai_runner(folder: Path, threads: int):
 
     config_path = folder / "genai_config.json"
     config = json.loads(config_path.read_text())
-    config["model"]["decoder"]["session_options"].update(intra_op_num_threads=threads,
-                                                         inter_op_num_threads=1)
+    # genai passes session_options entries it does not know to AddConfigEntry (0.18: measured, a
+    # malformed value fails the session), so its threads spin or not as the onnxruntime runners'
+    config["model"]["decoder"]["session_options"].update({
+        "intra_op_num_threads": threads, "inter_op_num_threads": 1,
+        "session.intra_op.allow_spinning": SPINNING[0]})
     config_path.write_text(json.dumps(config, indent=4))
     model = og.Model(str(folder))
 

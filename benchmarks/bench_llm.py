@@ -1,21 +1,27 @@
 """Per-token decode latency of an LLM IR on every runtime, in one run, same threads.
 
     python benchmarks/bench_llm.py IR_DIR [--optimum-onnx MODEL.onnx] [--threads 2]
-        [--prompt 32] [--tokens 32] [--rounds 6] [--block 2] [--accuracy-level 4|0]
+        [--prompt 32 480 2000] [--tokens 32] [--rounds 6] [--block 2] [--accuracy-level 4|0] [--spinning]
 
 IR_DIR is an optimum-intel export (openvino_model.xml; ``samples/make_llm.py --bench OUT``
 makes a ~110M-parameter Llama-style one). Runners, each decoding ``--tokens`` greedy tokens after
-a ``--prompt``-token prompt of the same ids:
+a prompt of the same ids, for each ``--prompt`` length (default 32, 480 and 2,000 tokens: the
+cost of attention grows with the context; the model's positions must reach prompt + tokens, 2048
+for ``--bench``'s model):
 
 - ``ort``: onnxruntime on ir2onnx's conversion (the decode loop of ``ir2onnx run --steps``, the
   cache kept in onnxruntime's own tensors from step to step, as genai and optimum's io binding
   keep it; so is the ``optimum_onnx`` runner);
 - ``openvino_f32``: OpenVINO on the IR at the check's exact settings (INFERENCE_PRECISION_HINT
   f32, KV_CACHE_PRECISION f32, no dynamic quantization); ``openvino``: its defaults;
-- ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed);
+- ``ort_gqa``: onnxruntime on the ``convert --genai`` folder's model.onnx (GroupQueryAttention,
+  the cache concatenated from step to step by a plain session);
+- ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed; GroupQueryAttention
+  writing the cache in place);
 - ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given).
 
-onnxruntime sessions run with ``session.intra_op.allow_spinning=0``, ``--threads`` intra-op
+onnxruntime sessions and genai's run with ``session.intra_op.allow_spinning=0`` (``--spinning``: 1,
+onnxruntime's default), ``--threads`` intra-op
 threads and MatMulNBits at ``--accuracy-level`` (4, onnxruntime's default: int8 activations;
 0: f32 activations, OpenVINO's exact settings, much slower; the genai folder is written at it), OpenVINO with INFERENCE_NUM_THREADS, genai with intra_op_num_threads. A round runs each
 runner ``--block`` times back to back (one untimed first); a token's time is the median of its
@@ -43,6 +49,7 @@ from ir2onnx.harness.backends import OPENVINO_EXACT  # noqa: E402
 
 
 ACCURACY_LEVEL = ["4"]  # MatMulNBits' accuracy level for the ort runner (--accuracy-level)
+SPINNING = ["0"]  # session.intra_op.allow_spinning of the onnxruntime runners (--spinning)
 
 
 def ort_session(path, threads: int):
@@ -51,7 +58,7 @@ def ort_session(path, threads: int):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.intra_op.allow_spinning", SPINNING[0])
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", ACCURACY_LEVEL[0])
     opts.log_severity_level = 3
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
@@ -118,8 +125,11 @@ def genai_runner(folder: Path, threads: int):
 
     config_path = folder / "genai_config.json"
     config = json.loads(config_path.read_text())
-    config["model"]["decoder"]["session_options"].update(intra_op_num_threads=threads,
-                                                         inter_op_num_threads=1)
+    # genai passes session_options entries it does not know to AddConfigEntry (0.18: measured, a
+    # malformed value fails the session), so its threads spin or not as the onnxruntime runners'
+    config["model"]["decoder"]["session_options"].update({
+        "intra_op_num_threads": threads, "inter_op_num_threads": 1,
+        "session.intra_op.allow_spinning": SPINNING[0]})
     config_path.write_text(json.dumps(config, indent=4))
     model = og.Model(str(folder))
 
@@ -150,7 +160,8 @@ def main() -> None:
     p.add_argument("ir_dir", type=Path)
     p.add_argument("--optimum-onnx", type=Path)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--prompt", type=int, default=32)
+    p.add_argument("--prompt", type=int, nargs="+", default=[32, 480, 2000],
+                   help="prompt lengths, each timed in turn (default 32 480 2000)")
     p.add_argument("--tokens", type=int, default=32)
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--block", type=int, default=2)
@@ -159,8 +170,11 @@ def main() -> None:
     p.add_argument("--accuracy-level", choices=["0", "4"], default="4",
                    help="MatMulNBits accuracy level of the ort and genai runners: 4, int8 activations, "
                         "onnxruntime's own default (default); 0, f32 activations as OpenVINO's exact settings")
+    p.add_argument("--spinning", action="store_true",
+                   help="let onnxruntime's threads spin (its default; genai's always do)")
     args = p.parse_args()
     ACCURACY_LEVEL[0] = args.accuracy_level
+    SPINNING[0] = "1" if args.spinning else "0"
 
     from ir2onnx.api import convert_file, load_ir
     from ir2onnx.llm.genai import write_folder
@@ -172,32 +186,34 @@ def main() -> None:
     runners = {"ort": ort_runner(onnx_path, args.threads),
                "openvino_f32": openvino_runner(xml, args.threads, OPENVINO_EXACT),
                "openvino": openvino_runner(xml, args.threads, {})}
+    folder = write_folder(load_ir(xml), tmp / "genai", accuracy_level=int(args.accuracy_level))
+    runners["ort_gqa"] = ort_runner(folder / "model.onnx", args.threads)
     try:
         import onnxruntime_genai  # noqa: F401
     except ImportError:
         print("onnxruntime-genai is not installed: no genai runner")
     else:
-        folder = write_folder(load_ir(xml), tmp / "genai", accuracy_level=int(args.accuracy_level))
         runners["genai"] = genai_runner(folder, args.threads)
     if args.optimum_onnx:
         runners["optimum_onnx"] = ort_runner(args.optimum_onnx, args.threads)
     if args.only:
         runners = {k: v for k, v in runners.items() if k in args.only or k in ("ort", args.baseline)}
-    ids = np.random.default_rng(0).integers(3, 1000, size=(1, args.prompt)).astype(np.int64)
-    per_token = {k: [] for k in runners}
-    first_tokens = {}
-    for _ in range(args.rounds):
-        for name, generate in runners.items():
-            first_tokens[name], _ = generate(ids, 4)  # untimed: threads and caches settle
-            block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
-            per_token[name].append(float(np.median(block)))
-    base = np.array(per_token[args.baseline])
-    print(f"threads {args.threads}, prompt {args.prompt}, {args.tokens} tokens, {args.rounds} rounds "
-          f"of {args.block}")
-    print(f"{'runner':14} {'ms/token':>9} {'vs ' + args.baseline + ' (median of rounds)':>32}  first tokens")
-    for name, ts in per_token.items():
-        ratio = float(np.median(np.array(ts) / base))
-        print(f"{name:14} {1e3 * np.median(ts):9.2f} {ratio:32.3f}  {first_tokens[name]}")
+    for length in args.prompt:
+        ids = np.random.default_rng(0).integers(3, 1000, size=(1, length)).astype(np.int64)
+        per_token = {k: [] for k in runners}
+        first_tokens = {}
+        for _ in range(args.rounds):
+            for name, generate in runners.items():
+                first_tokens[name], _ = generate(ids, 4)  # untimed: threads and caches settle
+                block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
+                per_token[name].append(float(np.median(block)))
+        base = np.array(per_token[args.baseline])
+        print(f"threads {args.threads}, spinning {SPINNING[0]}, prompt {length}, {args.tokens} tokens, "
+              f"{args.rounds} rounds of {args.block}")
+        print(f"{'runner':14} {'ms/token':>9} {'vs ' + args.baseline + ' (median of rounds)':>32}  first tokens")
+        for name, ts in per_token.items():
+            ratio = float(np.median(np.array(ts) / base))
+            print(f"{name:14} {1e3 * np.median(ts):9.2f} {ratio:32.3f}  {first_tokens[name]}", flush=True)
 
 
 if __name__ == "__main__":

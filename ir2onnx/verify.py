@@ -10,7 +10,8 @@ is found by running it. ``ir2onnx convert`` (and :func:`ir2onnx.convert` /
 layer whose node onnxruntime rejected (node names start with their layer's name).
 
 The inference is one run on generated inputs (:func:`ir2onnx.runtime.sessions.make_inputs`:
-dynamic dims 1, normal floats, integers 0, and the operation parameters it can trace or that
+dynamic dims 1, normal floats, integers 0 (an ``attention_mask`` 1: GroupQueryAttention
+takes its row sums as sequence lengths), and the operation parameters it can trace or that
 are named so valid values: a Range's start 0, limit 4, delta 1, scales of 1, counts of 1;
 :mod:`ir2onnx.runtime.input_values`). It is bounded: a watchdog thread sets onnxruntime's
 ``RunOptions.terminate`` after ``timeout`` seconds (default :func:`default_timeout`, which grows
@@ -198,6 +199,7 @@ class _Run:
             return None
         fill = np.ones_like if ones else np.zeros_like
         return {k: v if (k in hints and hints[k].role) or role_by_name(k, v.shape) else
+                np.ones_like(v) if k == "attention_mask" and v.dtype.kind in "biu" else
                 fill(v) if v.dtype.kind in "biu" or ones and v.dtype.kind == "f" else v
                 for k, v in feeds.items()}
 

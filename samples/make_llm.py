@@ -4,6 +4,7 @@ dependencies).
 
     python samples/make_llm.py [NAME ...]
     python samples/make_llm.py --bench OUT [fp32 int8 int4]   # the ~110M model of bench_llm.py
+    python samples/make_llm.py --tied OUT    # a Llama-3.2-style tied int4 IR (docs/weight-storage.md)
 
 The samples were generated with optimum-intel 2.2, transformers 4.57.6 (its Gemma 2 export
 refuses transformers 5), torch 2.14 and OpenVINO 2026.4.
@@ -66,6 +67,19 @@ def _gemma2():
     return model
 
 
+def _mistral():
+    """Mistral with a sliding window of 16 tokens, so that the 8-token prompt and 16 new tokens
+    of greedy.json cross it."""
+    from transformers import MistralConfig, MistralForCausalLM
+    return MistralForCausalLM(MistralConfig(**TINY, sliding_window=16, tie_word_embeddings=False))
+
+
+def _phi3():
+    """Phi-3 (fused qkv_proj and gate_up_proj), no sliding window."""
+    from transformers import Phi3Config, Phi3ForCausalLM
+    return Phi3ForCausalLM(Phi3Config(**TINY, sliding_window=None, tie_word_embeddings=False))
+
+
 def _mixtral():
     from transformers import MixtralConfig, MixtralForCausalLM
     return MixtralForCausalLM(MixtralConfig(**TINY, num_local_experts=4, num_experts_per_tok=2,
@@ -82,6 +96,8 @@ MODELS = {
     "gemma2_fp32": (_gemma2, ["--weight-format", "fp32"]),
     "gemma2_int4": (_gemma2, ["--weight-format", "int4", "--group-size", "32", "--ratio", "1.0"]),
     "mixtral_int8": (_mixtral, ["--weight-format", "int8"]),
+    "mistral_fp32": (_mistral, ["--weight-format", "fp32"]),
+    "phi3_int4": (_phi3, ["--weight-format", "int4", "--group-size", "32", "--ratio", "1.0"]),
 }
 KEEP = ("openvino_model.xml", "openvino_model.bin", "config.json", "generation_config.json",
         "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
@@ -195,7 +211,29 @@ def bench(out: Path, formats: list[str]) -> None:
                        check=True)
 
 
+def tied(out: Path) -> None:
+    """A Llama-3.2-style model with tied embeddings (hidden 512, 8 layers, vocabulary 32000, random
+    weights) exported int4 by optimum-intel: NNCF keeps the table shared by the embedding Gather
+    and the lm_head in int8 (its backup precision), the other MatMuls int4 (OUT/int4)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=512, num_hidden_layers=8, num_attention_heads=8,
+                         num_key_value_heads=2, intermediate_size=1536, vocab_size=32000,
+                         max_position_embeddings=2048, tie_word_embeddings=True,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    hf = out / "hf"
+    LlamaForCausalLM(config).eval().save_pretrained(hf)
+    tokenizer().save_pretrained(hf)
+    subprocess.run([str(Path(sys.executable).with_name("optimum-cli")), "export", "openvino", "--model", str(hf),
+                    "--task", "text-generation-with-past", "--weight-format", "int4", "--group-size", "64",
+                    "--ratio", "1.0", str(out / "int4")], check=True)
+
+
 def main(names: list[str]) -> None:
+    if names[:1] == ["--tied"]:
+        return tied(Path(names[1]))
     if names[:1] == ["--bench"]:
         return bench(Path(names[1]), names[2:] or ["fp32", "int8", "int4"])
     for name in names or MODELS:

@@ -16,7 +16,7 @@ from ir2onnx.llm import interface as llm
 from ir2onnx.harness.check import check
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "llm"
-STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4",
+STATEFUL = ["llama_fp32", "llama_int4", "qwen2_fp32", "qwen2_int4", "gemma2_fp32", "gemma2_int4", "mistral_fp32", "phi3_int4",
             "mixtral_int8"]
 ALL = STATEFUL + ["llama_stateless"]
 
@@ -141,7 +141,10 @@ def test_the_genai_folder(name, level, tmp_path, capsys):
     assert (m["bos_token_id"], m["eos_token_id"], m["type"]) == (1, 2, hf["model_type"])
     assert d["inputs"]["past_key_names"] == "past_key_values.%d.key"
     assert d["outputs"]["present_value_names"] == "present.%d.value"
-    assert config["search"]["past_present_share_buffer"] is False
+    gqa = [n for n in model.graph.node if n.op_type == "GroupQueryAttention"]
+    assert len(gqa) == 2 and all(n.domain == "com.microsoft" for n in gqa)  # one per layer, the cache in place
+    assert config["search"]["past_present_share_buffer"] is True
+    assert d["session_options"]["provider_options"] == []  # cpu
     capsys.readouterr()  # the folder's model decodes on plain onnxruntime too, with genai's names
     assert run_tokens(capsys, out / "model.onnx", prompt_file(tmp_path, name)) == greedy_json(name)["tokens"]
 
@@ -173,6 +176,10 @@ def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
     og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "
                              "(an optional extra: pip install 'ir2onnx[genai]')")
     assert cli.main(["convert", str(xml(name)), "--genai", str(tmp_path / "g"), "--accuracy-level", "0"]) == 0
+    config = json.loads((tmp_path / "g" / "genai_config.json").read_text())
+    nodes = onnx.load(tmp_path / "g" / "model.onnx").graph.node
+    assert sum(n.op_type == "GroupQueryAttention" for n in nodes) == 2  # genai writes the cache in place
+    assert config["search"]["past_present_share_buffer"] is True
     expected = greedy_json(name)
     model = og.Model(str(tmp_path / "g"))
     params = og.GeneratorParams(model)

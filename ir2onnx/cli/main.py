@@ -98,6 +98,11 @@ def _add_convert(sub) -> None:
                         "(default, onnxruntime's own: activations quantized to int8 per block, as "
                         "OpenVINO's CPU plugin does by default) or 0 (f32 activations: OpenVINO's "
                         "exact results, 5-20x slower per token)")
+    p.add_argument("--genai-provider", choices=("cpu", "cuda", "dml", "webgpu"), default=None,
+                   help="with --genai, the onnxruntime execution provider genai runs the folder on "
+                        "(its provider_options in genai_config.json): cpu (default) and webgpu get "
+                        "GroupQueryAttention with the KV cache written in place; cuda and dml, whose "
+                        "GroupQueryAttention takes f16 only, the decomposed attention (docs/llm.md)")
     p.set_defaults(func=cmd_convert)
 
 
@@ -187,6 +192,8 @@ def cmd_convert(args) -> int:
     from ..runtime.stateful import variables
 
     start = time.perf_counter()
+    if args.genai_provider is not None and not args.genai:
+        raise Ir2OnnxError("--genai-provider applies to --genai folders")
     if args.accuracy_level is not None and not args.genai:
         raise Ir2OnnxError("--accuracy-level applies to --genai folders (a plain model's level is the "
                            "session's: session.qdq_matmulnbits_accuracy_level, onnxruntime's default 4)")
@@ -209,7 +216,8 @@ def cmd_convert(args) -> int:
                                   external_data=True if args.external_data else None,
                                   quantized=args.quantized, compressed_weights=args.compressed_weights,
                                   summary=summary,
-                                  accuracy_level=4 if args.accuracy_level is None else args.accuracy_level)
+                                  accuracy_level=4 if args.accuracy_level is None else args.accuracy_level,
+                                  provider=args.genai_provider or "cpu")
         for line in summary:
             print(f"ir2onnx: {line}", file=sys.stderr)
         print(f"wrote {folder} for onnxruntime-genai in {time.perf_counter() - start:.2f} s", file=sys.stderr)

@@ -10,13 +10,21 @@ the tokenizer files of the IR's folder. The model is the plain conversion with g
 - ``beam_idx`` removed: genai reorders no beams inside the graph (it runs greedy search or
   reorders the cache itself), so each ``Gather(cache, beam_idx, axis=batch)`` becomes an
   Identity. The plain conversion keeps ``beam_idx``;
+- the attention as onnxruntime's ``GroupQueryAttention`` (com.microsoft) where it matches
+  (:mod:`ir2onnx.ops._attention_gqa`) and the provider runs it for f32 (cpu, webgpu): it writes
+  the new keys and values into genai's cache buffer in place (``past_present_share_buffer``
+  true: each cache input is ``[batch, kv heads, max_length, head size]`` and is the present
+  output's buffer). An attention that does not match, or a cache that something else reads (its
+  shape would be the buffer's, not the tokens'), keeps the whole model decomposed, the buffer
+  not shared, and the summary says why;
 - with compressed weights at ``accuracy_level`` 0 (exact), saved optimized by onnxruntime
   (:func:`preoptimize`); at 4, onnxruntime's default, left as DequantizeLinear -> MatMul for
   genai's session to fuse (standard ONNX, fast: activations quantized to int8 per block).
 
 ``genai_config.json`` takes the layers, KV heads, head size and vocabulary from the IR (the cache
 shapes, the logits), and the token ids, attention heads, hidden size, context length and model
-type from the IR folder's ``config.json`` and ``generation_config.json`` when present.
+type from the IR folder's ``config.json`` and ``generation_config.json`` when present; the
+provider (``--genai-provider``) goes in ``session_options.provider_options``.
 """
 from __future__ import annotations
 
@@ -153,9 +161,10 @@ def _json(path: Path) -> dict:
         return {}
 
 
-def genai_config(facts: dict, folder: Path | None) -> dict:
+def genai_config(facts: dict, folder: Path | None, provider: str = "cpu", shared: bool = False) -> dict:
     """genai_config.json from the IR's facts and the IR folder's config.json and
-    generation_config.json (missing entries fall back to what the IR shows)."""
+    generation_config.json (missing entries fall back to what the IR shows); ``provider``'s
+    provider_options; ``shared``: the model writes its cache in place (GroupQueryAttention)."""
     hf = _json(folder / "config.json") if folder else {}
     gen = _json(folder / "generation_config.json") if folder else {}
     text = hf.get("text_config", {})
@@ -170,7 +179,8 @@ def genai_config(facts: dict, folder: Path | None) -> dict:
     inputs.update(past_key_names="past_key_values.%d.key", past_value_names="past_key_values.%d.value")
     eos = get("eos_token_id", 0)
     decoder = {
-        "session_options": {"log_id": "onnxruntime-genai", "provider_options": []},
+        "session_options": {"log_id": "onnxruntime-genai",
+                            "provider_options": [o for o in [PROVIDERS[provider][0]] if o]},
         "filename": "model.onnx", "head_size": facts["head_size"],
         "hidden_size": hf.get("hidden_size", text.get("hidden_size", heads * facts["head_size"])),
         "inputs": inputs,
@@ -185,10 +195,15 @@ def genai_config(facts: dict, folder: Path | None) -> dict:
     search = {"diversity_penalty": 0.0, "do_sample": False, "early_stopping": True,
               "length_penalty": 1.0, "max_length": context, "min_length": 0,
               "no_repeat_ngram_size": 0, "num_beams": 1, "num_return_sequences": 1,
-              "past_present_share_buffer": False, "repetition_penalty": 1.0, "temperature": 1.0,
+              "past_present_share_buffer": shared, "repetition_penalty": 1.0, "temperature": 1.0,
               "top_k": 1, "top_p": 1.0}
     return {"model": model, "search": search}
 
+
+# provider -> (genai_config provider_options entry, whether its GroupQueryAttention takes f32): onnxruntime's
+# CUDA and DirectML kernels take f16/bf16 only (onnxruntime-genai's model builder keeps repeat_kv there)
+PROVIDERS = {"cpu": (None, True), "cuda": ({"cuda": {}}, False), "dml": ({"dml": {}}, False),
+             "webgpu": ({"webgpu": {}}, True)}
 
 ACCURACY_LEVELS = (0, 4)  # MatMulNBits: 0 exact (f32 activations), 4 int8 activations (onnxruntime's default)
 
@@ -221,14 +236,54 @@ def preoptimize(path: Path) -> None:
             os.replace(f, path.parent / f.name)
 
 
+def shares_buffer(model) -> bool:
+    """Whether every cache input is read only by GroupQueryAttention (as its past key or value)
+    and every present output is a GroupQueryAttention's: then genai may hand both the same
+    buffer. The Identities between them (the one that replaced beam_idx's Gather, a Result's)
+    are bypassed first."""
+    graph = model.graph
+    caches = {i.name for i in graph.input if _VARIABLE.fullmatch(i.name)}
+    presents = {o.name for o in graph.output if o.name.startswith("present.")}
+    if not caches:
+        return False
+    alias = {n.output[0]: n.input[0] for n in graph.node if n.op_type == "Identity" and n.input[0] in caches}
+    if alias.keys() & presents:
+        return False
+    for node in graph.node:
+        node.input[:] = [alias.get(i, i) for i in node.input]
+    readers: dict = {}
+    for node in graph.node:
+        for name in node.input:
+            readers[name] = readers.get(name, 0) + 1
+    by_gqa = {o: n for n in graph.node if n.op_type == "GroupQueryAttention" for o in n.output[1:]}
+    for node in list(graph.node):  # a Result's Identity: the GroupQueryAttention writes the output
+        if node.op_type == "Identity" and node.output[0] in presents and node.input[0] in by_gqa \
+                and readers[node.input[0]] == 1:
+            gqa = by_gqa[node.input[0]]
+            gqa.output[list(gqa.output).index(node.input[0])] = node.output[0]
+            graph.node.remove(node)
+    _remove_unused(graph)
+    for node in graph.node:
+        gqa = node.op_type == "GroupQueryAttention"
+        for k, name in enumerate(node.input):
+            if name in caches and not (gqa and k in (3, 4)):
+                return False
+        if not gqa:
+            if presents & set(node.output):
+                return False
+    made = {o for n in graph.node if n.op_type == "GroupQueryAttention" for o in n.output[1:]}
+    return presents <= made
+
+
 def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verify=True,
                  quantized="exact", compressed_weights="dequantize", summary=None,
-                 accuracy_level: int = 4) -> Path:
+                 accuracy_level: int = 4, provider: str = "cpu") -> Path:
     """Convert ``graph`` into ``out_dir`` for onnxruntime-genai (see the module docstring); the
     folder is written only when the conversion succeeds. ``accuracy_level``: what onnxruntime's
     MatMulNBits computes for compressed weights, 4 (its default: activations quantized to int8
     per block, as OpenVINO's CPU plugin does by default; 5-20x faster per token) or 0 (f32
-    activations, OpenVINO's exact settings: the tokens are OpenVINO's)."""
+    activations, OpenVINO's exact settings: the tokens are OpenVINO's). ``provider``: the
+    onnxruntime execution provider genai runs it on (:data:`PROVIDERS`)."""
     from ..lowering.convert import convert_graph
     from ..verify import verify_model
     from ..writer import save
@@ -236,14 +291,36 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
     out = Path(out_dir)
     if accuracy_level not in ACCURACY_LEVELS:
         raise Ir2OnnxError(f"accuracy level {accuracy_level}: choose 0 (exact) or 4 (int8 activations)")
+    if provider not in PROVIDERS:
+        raise Ir2OnnxError(f"--genai-provider {provider}: choose one of {', '.join(PROVIDERS)}")
+    if accuracy_level == 0 and provider != "cpu":
+        raise Ir2OnnxError(f"--accuracy-level 0 saves model.onnx optimized for onnxruntime's CPU kernels; "
+                           f"with --genai-provider {provider} leave the level to the provider")
     if out.exists() and not out.is_dir():
         raise Ir2OnnxError(f"--genai '{out}' exists and is not a folder")
-    conv = convert_graph(graph, opset, quantized=quantized, compressed_weights=compressed_weights)
-    facts = prepare(graph, conv.model)
+    options = dict(quantized=quantized, compressed_weights=compressed_weights)
+    kept = f"the {provider} provider's GroupQueryAttention takes f16 only"
+    shared = False
+    if PROVIDERS[provider][1]:
+        conv = convert_graph(graph, opset, attention="gqa", **options)
+        facts = prepare(graph, conv.model)
+        shared = shares_buffer(conv.model)
+        if conv.attention_kept:
+            kept = conv.attention_kept[0]
+        elif not any(n.op_type == "GroupQueryAttention" for n in conv.model.graph.node):
+            kept = "the IR's attention is not a ScaledDotProductAttention"
+        elif not shared:
+            kept = "something besides GroupQueryAttention reads the KV cache"
+    if not shared:
+        conv = convert_graph(graph, opset, **options)
+        facts = prepare(graph, conv.model)
     folder = Path(graph.xml_path).parent if graph.xml_path else None
-    config = genai_config(facts, folder)
+    config = genai_config(facts, folder, provider, shared)
     if summary is not None:
-        summary.extend(conv.summary)
+        summary.extend(line for line in conv.summary if "GroupQueryAttention" not in line)
+        summary.append("the attention is onnxruntime's GroupQueryAttention, the KV cache written in place "
+                       "(past_present_share_buffer)" if shared else
+                       f"the attention stays decomposed, the KV cache concatenated ({kept})")
         kind = _json(folder / "config.json").get("model_type") if folder else None
         if kind and kind not in GENAI_TYPES:
             summary.append(f"genai has no model type '{kind}': genai_config.json says 'llama' "

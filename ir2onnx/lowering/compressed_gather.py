@@ -23,13 +23,12 @@ table's form gives, bit for bit: the codes are the same integers (``n ^ 8`` minu
 ``v - zp`` for an i4 nibble ``n`` of value ``v``), the arithmetic the same single rounding.
 
 A tied table (the same chain also feeds MatMul(transpose_b), the lm_head) is stored once, in the
-transposed [H, V] layout that onnxruntime fuses into MatMulNBits: the Gather reads its columns
-and moves them back to rows before DequantizeLinear. onnxruntime fuses MatMulNBits only for a
-weight that no other node reads when it fuses (measured, 1.32). 4-bit: the Gather reads a Cast to
-8 bits of the initializer, which onnxruntime folds first (an 8-bit copy in memory, one packed
-copy in the file). 8-bit: the Gather reads an alias, with external data a second initializer
-pointing at the same bytes (fused, stored once), in one file the same initializer (stored once,
-the lm_head dequantized on every run; the summary says so).
+transposed [H, V] layout that onnxruntime fuses into MatMulNBits. onnxruntime fuses MatMulNBits
+only for a weight that no other node reads when it fuses (measured, 1.32), so the Gather reads
+the initializer through a node that onnxruntime folds into an initializer of its own when the
+session is created (one packed copy in the file, with or without external data; a second, 8-bit
+copy in memory). 4-bit: a Cast to 8 bits; the Gather reads its columns and moves them back to
+rows before DequantizeLinear. 8-bit: a Transpose back to [V, H], whose rows the Gather reads.
 """
 from __future__ import annotations
 
@@ -169,17 +168,18 @@ def _flattened_groups(ctx, plan: Plan, idx: Value) -> Value | None:
 
 
 def _columns(ctx, plan: Plan, idx: Value) -> Value:
-    """A tied table stored transposed [H, V]: Gather its columns, dequantize [H, n], transpose."""
+    """A tied table stored transposed [H, V]: the rows of its folded Transpose (8-bit), or its
+    columns moved back to rows (4-bit), dequantized as rows [n, H]."""
     m, b = plan.m, ctx.b
     make, attrs = plan.transposed
     codes, _, *zp = make()
     # onnxruntime fuses MatMulNBits only for a weight and scale that no other node reads: the
-    # Gather reads its own scale, and an 8-bit weight through an alias (the same bytes of the
-    # .data file); a 4-bit one through a Cast that onnxruntime folds before it fuses
+    # Gather reads its own scale, and the weight through a node that onnxruntime folds into a new
+    # initializer before it fuses: a Transpose back to rows (8-bit), a Cast to 8 bits (4-bit)
     wtype = m.weight.etype
-    if wtype.bits == 8 and ctx.target.onnxruntime_forms:
-        codes = b.add_alias(codes)
-        _count(ctx, "tied_8bit")
+    by_rows = wtype.bits == 8 and ctx.target.onnxruntime_forms  # (another target: columns, no fold to count on)
+    if by_rows:
+        codes = b.Transpose(codes, perm=[1, 0])
     scale = b.const(np.asarray(np.asarray(plan.scale).T, m.scale.dtype, order="C"), m.scale.dtype, "gather_scale")
     if m.scale.dtype != np.float32:
         scale = b.Cast(scale, to=TensorProto.FLOAT)
@@ -191,6 +191,7 @@ def _columns(ctx, plan: Plan, idx: Value) -> Value:
     # columns gathered and moved back to rows before DequantizeLinear: a Transpose after it would
     # be crossed by onnxruntime's QDQ propagation, which then keeps the lm_head from MatMulNBits
     rows = lambda t: b.Transpose(b.Gather(t, flat, axis=1), perm=[1, 0])  # noqa: E731
+    codes = b.Gather(codes, flat, axis=0) if by_rows else rows(codes)
     if blocked:
         scale, zp = rows(scale), [rows(z) for z in zp]
     elif axis == 1:  # per table row: a vector
@@ -198,7 +199,7 @@ def _columns(ctx, plan: Plan, idx: Value) -> Value:
     row_attrs = dict(attrs)
     if "axis" in row_attrs:
         row_attrs["axis"] = 1 - row_attrs["axis"]
-    y = b.DequantizeLinear(rows(codes), scale, *zp, **row_attrs)
+    y = b.DequantizeLinear(codes, scale, *zp, **row_attrs)
     h = plan.target[1]
     _count(ctx, "gathered_tables")
     _count(ctx, "tied_tables")

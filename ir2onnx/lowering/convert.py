@@ -53,6 +53,9 @@ class Context:
     consumer_map: dict | None = None  # graph.consumers(), made on first use
     values: dict = field(default_factory=dict)  # (layer id, output) -> Value, of the layers lowered so far
     target: targets.Target = targets.TARGETS[targets.DEFAULT]  # which forms the file may hold (--target)
+    attention: str = "decomposed"  # ScaledDotProductAttention: "decomposed", or "gqa" where it matches
+    memo: dict = field(default_factory=dict)  # what lowerings of several layers share (GQA's lengths)
+    reroutes: list = field(default_factory=list)  # (old, new): every reader of tensor old reads new
     io_names: dict = field(default_factory=dict)  # Result layer id -> its output name (ir/names.py)
     state: str = "inputs"  # ReadValue: a graph input per variable ("inputs"), or its init value ("init")
 
@@ -102,6 +105,7 @@ class Converted:
     node_layers: dict[str, Layer] = field(default_factory=dict)  # ONNX node name -> its IR layer
     summary: list[str] = field(default_factory=list)  # one line per INT8 / compressed-weight form
     probes: dict[str, tuple[str, int]] = field(default_factory=dict)  # expose_layers: output -> (layer id, port)
+    attention_kept: list[str] = field(default_factory=list)  # attention="gqa": why each SDPA left kept its form
 
     @property
     def opset(self) -> int:
@@ -129,7 +133,7 @@ class Converted:
 
         rename(model.graph)
         tensors = [t for t in self.tensors if t.alias is None]
-        return Converted(model, tensors, self.node_layers, self.summary)
+        return Converted(model, tensors, self.node_layers, self.summary, self.probes, self.attention_kept)
 
     def to_model_proto(self) -> onnx.ModelProto:
         """A complete ModelProto with every initializer's bytes copied in."""
@@ -162,6 +166,9 @@ QUANTIZED_MODES = ("exact", "qdq", "qdq-symmetric")
 STATE_MODES = ("inputs", "init")  # ReadValue as a graph input, or as its init value (the first step)
 
 
+ATTENTION_MODES = ("decomposed", "gqa")
+
+
 def computed_graph(graph: Graph, precision: str = precision_pass.DEFAULT) -> Graph:
     """``graph`` as the converter computes it at ``precision`` (``"f32"``, ``"f16"``, ``"ir"``;
     :mod:`.precision`): the one place the precision is applied. The result records it
@@ -174,7 +181,7 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
                   compressed_weights: str = "dequantize", precision: str | None = None,
                   shapes: dict[str, tuple[int, ...]] | None = None, expose_layers: bool = False,
                   state: str = "inputs", target: str = targets.DEFAULT,
-                  ir_version: int | None = None) -> Converted:
+                  ir_version: int | None = None, attention: str = "decomposed") -> Converted:
     """Lower ``graph`` into an ONNX model.
 
     ``opset=None`` chooses the opset: the lowest one >= DEFAULT_OPSET that every layer needs (a
@@ -202,7 +209,9 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
     (the standard domain at the lowest opset from 14 the model needs; ``quantized`` defaults to
     ``"qdq"``), ``"web"`` (onnxruntime-web's opset and size limits) or ``"tensorrt"`` (TensorRT's
     parser: ``"qdq-symmetric"``, int32 constants, known ranks). ``ir_version`` pins the ONNX IR
-    version (at least what the opset needs)."""
+    version (at least what the opset needs). ``attention="gqa"``: an LLM's attention over its
+    KV cache as onnxruntime's GroupQueryAttention where it matches (:mod:`ir2onnx.ops._attention_gqa`;
+    exact when the attention mask is ones, what onnxruntime-genai feeds)."""
     t = targets.get(target)
     quantized = t.quantized if quantized is None else quantized
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
@@ -219,6 +228,8 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
     if precision is None:
         precision = graph.precision or precision_pass.DEFAULT
     precision_pass.check_mode(precision)
+    if attention not in ATTENTION_MODES:
+        raise Ir2OnnxError(f"attention='{attention}': choose one of {', '.join(ATTENTION_MODES)}")
     check_supported(graph)
     for g in _all_graphs(graph):
         declared.check_edges(g)
@@ -231,7 +242,8 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
         g = graph
         for _ in range(fixed_shapes.MAX_PASSES if shapes else 1):
             conv, refined = _lower(g, at, quantized, compressed_weights, found, refine=bool(shapes),
-                                   auto_opset=auto, expose_layers=expose_layers, state=state, target=t)
+                                   auto_opset=auto, expose_layers=expose_layers, state=state, target=t,
+                                   attention=attention)
             if refined is None:
                 break
             g = refined
@@ -282,14 +294,15 @@ def _beyond_onnxruntime(problems: list, newest: int, t: targets.Target) -> Ir2On
 
 def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, found: dict | None = None,
            refine: bool = False, auto_opset: int = 0, expose_layers: bool = False,
-           state: str = "inputs",
-           target: targets.Target = targets.TARGETS[targets.DEFAULT]) -> tuple[Converted, Graph | None]:
+           state: str = "inputs", target: targets.Target = targets.TARGETS[targets.DEFAULT],
+           attention: str = "decomposed") -> tuple[Converted, Graph | None]:
     """Lower every layer at ``opset``; one error, or every failed layer in one UnsupportedLayers.
     With ``refine``, also the graph with the output ports' dims that ONNX inference over the
     result knows and the IR left dynamic (None when there are none)."""
     b = Builder(opset)
     ctx = Context(b, graph, opset, top=graph, quantized=quantized, compressed_weights=compressed_weights,
-                  found={} if found is None else found, auto_opset=auto_opset, state=state, target=target)
+                  found={} if found is None else found, auto_opset=auto_opset, state=state, target=target,
+                  attention=attention)
     ctx.packed, ctx.inside = _decompression(graph, compressed_weights, ctx.found)
     for p in parameters(graph):  # the model's input and output names first: no inner tensor takes one
         b.reserve(input_name(p))
@@ -307,21 +320,25 @@ def _lower(graph: Graph, opset: int, quantized: str, compressed_weights: str, fo
     outputs += [ctx.state_outputs[var] for var in ctx.state_inputs]
     refined = fixed_shapes.refine(graph, b, values, outputs) if refine else None
     declared.check_outputs(graph, b, values, outputs)  # before a wrong port becomes a wrong model
+    nodes = b.nodes
+    if ctx.reroutes:
+        nodes = rerouted(nodes, outputs, ctx.reroutes, {i.name for i in b.inputs} | {t.name for t in b.tensors})
     probes, exposed = _probes(graph, b, values, {o.name for o in outputs}) if expose_layers else ({}, [])
     outputs = outputs + exposed
-    nodes, tensors = prune(b.nodes, outputs, b.tensors)
+    nodes, tensors = prune(nodes, outputs, b.tensors)
     nodes = without_output_identities(nodes, [ctx.state_outputs[var] for var in ctx.state_inputs],
                                       {i.name for i in b.inputs} | {t.name for t in tensors} | {o.name for o in outputs})
     g = helper.make_graph(nodes, _safe_graph_name(graph.name), b.inputs, outputs)
-    model = helper.make_model(
-        g, opset_imports=[helper.make_opsetid("", opset)], producer_name="ir2onnx",
-        producer_version=__version__,
-        ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", opset)]),
-    )
+    imports = [helper.make_opsetid("", opset)]
+    if any(n.domain == MS_DOMAIN for n in nodes):
+        imports.append(helper.make_opsetid(MS_DOMAIN, 1))
+    model = helper.make_model(g, opset_imports=imports, producer_name="ir2onnx", producer_version=__version__,
+                              ir_version=helper.find_min_ir_version_for(imports[:1]))
     helper.set_model_props(model, {"source_model": graph.name, "source_ir_version": str(graph.ir_version)})
     by_name = {layer.name: layer for layer in reversed(list(graph.all_layers()))}  # the first of equal names
     node_layers = {node: by_name[name] for node, name in b.node_layers.items() if name in by_name}
-    return Converted(model, tensors, node_layers, _summary(ctx.stats), probes), refined
+    return Converted(model, tensors, node_layers, _summary(ctx.stats), probes,
+                     ctx.stats.get("gqa_refused", [])), refined
 
 
 def _probes(graph: Graph, b: Builder, values: dict, taken: set) -> tuple[dict, list]:
@@ -348,6 +365,40 @@ def _probes(graph: Graph, b: Builder, values: dict, taken: set) -> tuple[dict, l
             if name not in taken:
                 exposed.append(b.value_info(name, v.etype, None))
     return probes, exposed
+
+
+MS_DOMAIN = "com.microsoft"
+
+
+def rerouted(nodes: list, outputs: list, reroutes: list, sources: set) -> list:
+    """The nodes with every read of ``old`` reading ``new`` instead (``reroutes``: (old, new)
+    pairs; a lowering that replaced a tensor made earlier: GroupQueryAttention's caches), a graph
+    output named ``old`` written by an Identity of ``new``, in a topological order again. Raises
+    Ir2OnnxError when the readers of ``old`` come before ``new`` can be made (a cycle)."""
+    renamed = dict(reroutes)
+    out_names = {o.name for o in outputs}
+    kept = list(nodes)
+    for node in kept:
+        node.input[:] = [renamed.get(n, n) for n in node.input]
+        for i, name in enumerate(node.output):  # the replaced producer's output: read by nobody
+            if name in renamed:
+                node.output[i] = name + "/unread"
+    for old, new in reroutes:
+        if old in out_names:
+            kept.append(helper.make_node("Identity", [new], [old], name=f"{old}/rerouted"))
+    produced = {o for n in kept for o in n.output}
+    needs = {id(n): (set(n.input) | _captured(n)) & produced for n in kept}
+    made, order, waiting = set(sources) | {""}, [], kept
+    while waiting:
+        ready = [n for n in waiting if needs[id(n)] <= made]
+        if not ready:
+            raise Ir2OnnxError(f"internal: rerouting {', '.join(o for o, _ in reroutes)} made a cycle")
+        ids = {id(n) for n in ready}
+        waiting = [n for n in waiting if id(n) not in ids]
+        for n in ready:
+            made.update(n.output)
+        order.extend(ready)
+    return order
 
 
 def prune(nodes: list, outputs: list, tensors: list) -> tuple[list, list]:
@@ -513,10 +564,8 @@ def _summary(stats: dict) -> list[str]:
     if "tied_tables" in stats:
         lines.append(f"{stats['tied_tables']} table(s) read by both a Gather and a MatMul stored once, transposed "
                      f"for MatMulNBits")
-    if "tied_8bit" in stats:
-        lines.append(f"{stats['tied_8bit']} of them 8-bit: onnxruntime fuses MatMulNBits only for a weight no "
-                     f"other node reads; with external data the Gather reads the same bytes through a second "
-                     f"initializer, in one file the MatMul dequantizes the table on every run (use --external-data)")
+    if "gqa" in stats:
+        lines.append(f"{stats['gqa']} attention layer(s) as onnxruntime's GroupQueryAttention (com.microsoft)")
     if "fq_total" in stats:
         lines.append(f"{stats.get('fq_qdq', 0)} of {stats['fq_total']} FakeQuantize layer(s) became "
                      f"QuantizeLinear/DequantizeLinear (weights stored int8: {stats.get('fq_weights', 0)}); "

@@ -148,12 +148,18 @@ def _all_nodes(graph):
                 yield from _all_nodes(g)
 
 
+# the non-standard ops a lowering may write for onnxruntime alone (ops/_attention_gqa.py)
+ONNXRUNTIME_OPS = frozenset({"opset_import com.microsoft", "com.microsoft::GroupQueryAttention"})
+
+
 def finish(conv, target: Target) -> None:
     """The checks and rewrites of ``target`` on a lowered model (:class:`~.convert.Converted`):
     refusals name the layer and the target, all of them at once."""
     model = conv.model
     odd = nonstandard_nodes(model)
-    if odd:  # no lowering emits one: a converter defect, not a property of the model
+    if target.onnxruntime_forms:  # --genai's attention (attention="gqa") is onnxruntime's own op
+        odd = [o for o in odd if o not in ONNXRUNTIME_OPS]
+    if odd:  # no other lowering emits one: a converter defect, not a property of the model
         raise AssertionError(f"internal: non-standard nodes in the converted model: {', '.join(odd[:5])}")
     problems: list = []
     nodes = list(_all_nodes(model.graph))

@@ -17,6 +17,7 @@ from ._common.inputs import float_input
 from ..lowering.registry import lowers
 from ._common.shapes import dims_of, i64
 from . import _attention_groups as groups
+from . import _attention_gqa as gqa
 
 SMALL = 4096  # causal biases of at most this many elements are constants
 
@@ -61,8 +62,10 @@ def _check_batch(layer, *shapes) -> None:
 def sdpa(ctx, layer, inputs):
     """ScaledDotProductAttention-13 -> Transpose, MatMul, Mul, Add, Softmax, MatMul (causal: a
     constant bias or Range, Less, Where; boolean mask: Where); key and value repeated per
-    query group (repeat_kv): per group, without the repeated copies (:mod:`.attention_groups`);
-    ``--target onnx`` at opset >= 23: Attention where it fits (:func:`_standard`)."""
+    query group (repeat_kv): per group, without the repeated copies (:mod:`._attention_groups`);
+    ``--target onnx`` at opset >= 23: Attention where it fits (:func:`_standard`).
+    With ``attention="gqa"`` (``--genai``), an LLM's attention over its KV cache, where it matches,
+    is one com.microsoft GroupQueryAttention instead (:mod:`._attention_gqa`)."""
     q, k, v = inputs[:3]
     mask = inputs[3] if len(inputs) > 3 else None
     scale_v = inputs[4] if len(inputs) > 4 else None
@@ -81,6 +84,15 @@ def sdpa(ctx, layer, inputs):
     if s_k is not None and s_v is not None and s_k != s_v:
         raise InvalidLayer(layer, f"key and value sequence lengths differ ({s_k} and {s_v})")
     _check_batch(layer, q.shape, k.shape, v.shape)
+    if ctx.attention == "gqa":  # onnxruntime's GroupQueryAttention, where it computes the same
+        found = gqa.match(ctx, layer, q, k, v, scale_v)
+        if isinstance(found, gqa.Match):
+            out, present_k, present_v = gqa.emit(ctx, found, q)
+            for concat, present in ((found.key_concat, present_k), (found.value_concat, present_v)):
+                ctx.reroutes.append((ctx.values[(concat.id, 0)].name, present))
+            ctx.stats["gqa"] = ctx.stats.get("gqa", 0) + 1
+            return [out]
+        ctx.stats.setdefault("gqa_refused", []).append(f"{layer.name}: {found}")
     g, dtype = ctx.b, q.etype.numpy
     if mask is not None and (layer.attrs["causal"] or (mask.is_const and not np.any(np.asarray(mask.value()))
                                                        and mask.etype.name != "boolean")):

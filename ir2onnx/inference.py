@@ -15,8 +15,7 @@ import numpy as np
 from .api import convert_file, read_model
 from .errors import Ir2OnnxError
 from .lowering.convert import computed_graph
-from .runtime import example_inputs
-from .runtime import sessions as runtime
+from .runtime import example_inputs, sessions as runtime
 from .runtime.input_values import ir_hints, onnx_file_hints
 from .runtime.stateful import initial_state, ort_steps, variables
 from .writer import temporary_folder

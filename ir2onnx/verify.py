@@ -42,8 +42,13 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 
 from .errors import Ir2OnnxError, UnsupportedLayer
+from .lowering.convert import max_opset
+from .runtime import sessions as runtime
+from .runtime.input_values import onnx_hints, role_by_name
 
 RUN_SECONDS = 3.0         # the time limit of the verifying inference of a small model ...
 SECONDS_PER_GIB = 30.0    # ... plus this per GiB of the model (its weights are the work)
@@ -127,9 +132,6 @@ def verify_model(model: str | os.PathLike | bytes, node_layers: Mapping[str, obj
     :func:`default_timeout`); raise :class:`UnsupportedLayer` naming the layer whose node it
     cannot run, or :class:`Ir2OnnxError` when no layer can be traced. Models of an opset the
     installed onnxruntime cannot load are not verified (the converter has already warned)."""
-    from .runtime import sessions as runtime
-    from .lowering.convert import max_opset
-
     check_timeout(timeout)
     if opset > runtime.ort_max_opset(max_opset()):
         return
@@ -170,8 +172,6 @@ class _Run:
 
     def proto(self):
         """The ONNX model, weights left unread (for its inputs' meaning and its node graph)."""
-        import onnx
-
         if self._proto is None:
             self._proto = onnx.ModelProto()  # empty: nothing traced, failures only warned of
             try:
@@ -187,8 +187,6 @@ class _Run:
         """Generated inputs with the traced parameters valid: integers 0 (an index of 0 is in
         range on any axis) or, with ``ones``, every plain float and integer 1 (a scale, a
         count, a divisor); None when they would be too large to make."""
-        from .runtime.input_values import onnx_hints, role_by_name
-
         try:
             hints = onnx_hints(self.proto())
         except Exception:
@@ -206,8 +204,6 @@ class _Run:
     def attempt(self, sess, feeds) -> Exception | None:
         """One run ended by onnxruntime when it takes over ``seconds``: None when it succeeds,
         else the exception (:class:`_TimedOut` for the time limit)."""
-        import onnxruntime as ort
-
         options = ort.RunOptions()
         timer = threading.Timer(self.seconds, lambda: setattr(options, "terminate", True))
         timer.daemon = True

@@ -293,6 +293,31 @@ def test_the_oracle_interpreter_is_reached_through_its_package():
     assert not outside, f"modules outside oracles/ that import oracles/interpreter.py: {outside}"
 
 
+# optional dependencies: imported where they are used, so that ir2onnx runs without them
+OPTIONAL = {"openvino", "matplotlib", "onnxruntime_genai", "optimum", "transformers", "torch", "selenium"}
+
+
+def test_imports_sit_at_the_top_of_their_module():
+    """A function-level import hides a layer's dependencies: only optional packages are imported
+    inside functions (CONTRIBUTING.md)."""
+    inside = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    tops = {a.name.split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    tops = {"ir2onnx"} if node.level else {(node.module or "").split(".")[0]}
+                else:
+                    continue
+                if tops - OPTIONAL:
+                    inside.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not inside, "imports inside functions (move them to the top): " + ", ".join(sorted(set(inside)))
+
+
 if __name__ == "__main__":  # python tests/test_layout.py: print the import graph's circles, if any
     found = find_circle(EDGES)
     print(describe(found, MODULES, EDGES) if found else "no import circle")

@@ -11,17 +11,22 @@ exit code is 0 when every model converted, 2 when any failed.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import glob
+import multiprocessing as mp
 import os
 import signal
 import sys
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from pathlib import Path
 
+from ..api import load_ir, write
 from ..errors import Ir2OnnxError
-from ..writer import hold_signal
-from .paths import ir_files, model_xml, writable
+from ..writer import hold_signal, remove_own_temps, sweep_stale_temps
+from .paths import ir_files, model_xml, os_errors, writable
+from .summary import file_bytes, size_text
 
 _GLOB_CHARS = set("*?[")
 
@@ -122,10 +127,6 @@ def jobs_for(models: list[str], outdir: str | None) -> list[Job]:
 
 def convert_one(job: Job, options: dict) -> Outcome:
     """Convert one model; every failure becomes the outcome's reason (run in a worker process)."""
-    from ..api import load_ir, write
-    from .summary import file_bytes
-    from .paths import os_errors
-
     start = time.perf_counter()
     try:
         with os_errors("read"):
@@ -206,8 +207,6 @@ def _work(conn) -> None:
     """A worker's loop: jobs in, outcomes out. Ctrl-C is the parent's to handle (the terminal sends
     it to the whole group); SIGTERM from the parent unwinds the conversion, removing its
     temporaries; the worker also gets SIGTERM when the parent dies."""
-    from ..writer import remove_own_temps
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -244,16 +243,11 @@ def _die_with_parent() -> None:
     """Linux: this process gets SIGTERM when its parent dies, so that killing the parent with
     SIGKILL leaves no orphan converting on."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _run_pool(fn, args: list[tuple], n: int, results: list, done, cleanup) -> None:
-    import multiprocessing as mp
-    from multiprocessing.connection import wait
-
     ctx = mp.get_context("spawn")  # no fork of a process that may run onnxruntime's threads
     pending = list(range(len(args)))[::-1]
     pool: list[_Worker] = []
@@ -319,8 +313,6 @@ def _stop(pool: list, running: list[int], cleanup) -> None:
 
 
 def _sweep(job: Job) -> None:
-    from ..writer import sweep_stale_temps
-
     sweep_stale_temps(job.output.parent if str(job.output.parent) else ".")
 
 
@@ -331,8 +323,6 @@ def _progress(outcome: Outcome, done: int, total: int, stream) -> None:
 
 def table(outcomes: list[Outcome]) -> str:
     """The summary table: model, status, seconds, size, reason; a total line last."""
-    from .summary import size_text
-
     rows = [("model", "status", "seconds", "size", "reason")]
     for o in outcomes:
         rows.append((o.model, o.status, f"{o.seconds:.2f}", size_text(o.size) if o.status == "ok" else "-",

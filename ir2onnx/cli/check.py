@@ -7,10 +7,12 @@ from pathlib import Path
 
 from ..errors import Ir2OnnxError
 from ..harness.check import check
-from ..harness.oracle_budget import DEFAULT_BUDGET
 from ..harness.html_report import require_matplotlib
+from ..harness.oracle_budget import DEFAULT_BUDGET
 from ..harness.report import REPORT_SUFFIXES, format_text, write_report
 from ..harness.rules import SCORE_THRESHOLD
+from . import check_batch
+from .batch import is_batch
 from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds
 from .paths import model_xml, os_errors, writable
 
@@ -83,8 +85,6 @@ def add_command(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from .batch import is_batch
-
     given, shapes = parse_feeds(args)
     if not 0 <= args.score_threshold < 1:
         raise Ir2OnnxError(f"--score-threshold must be in [0, 1), got {args.score_threshold:g}")
@@ -103,8 +103,6 @@ def cmd_check(args) -> int:
                    score_threshold=args.score_threshold, layers=args.layers, target=args.target,
                    round_trip=args.round_trip)
     if batch:
-        from . import check_batch
-
         if args.weights:
             raise Ir2OnnxError("-w/--weights names the .bin of one model: it cannot go with several")
         return check_batch.run(args.model, options, args.jobs, args.quiet, args.report)

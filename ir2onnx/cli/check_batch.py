@@ -5,12 +5,19 @@ Exit 0 when every model passes, 1 when any disagrees or fails, 2 when none could
 Ctrl-C stops it within seconds and prints the table of the models done so far."""
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Ir2OnnxError
+from ..harness.check import check
+from ..harness.report import _finite, to_dict, to_markdown
+from ..ir.names import input_name, parameters
+from ..ir.reader import load_ir
+from .batch import model_files, run_parallel
+from .paths import os_errors
 
 
 @dataclass
@@ -30,12 +37,6 @@ class Row:
 
 def check_one(xml: Path, shown: str, options: dict, report: str) -> Row:
     """Check one model (in a worker process); every failure becomes the row's ``why``."""
-    from ..harness.check import check
-    from ..harness.report import to_dict, to_markdown
-    from ..ir.names import input_name, parameters
-    from ..ir.reader import load_ir
-    from .paths import os_errors
-
     start = time.perf_counter()
     try:
         with os_errors("read"):
@@ -69,8 +70,6 @@ def check_one(xml: Path, shown: str, options: dict, report: str) -> Row:
 
 
 def run(models: list[str], options: dict, workers: int, quiet: bool, report: str | None) -> int:
-    from .batch import model_files, run_parallel
-
     if workers < 1:
         raise Ir2OnnxError(f"--jobs must be at least 1, got {workers}")
     found = model_files(models)
@@ -86,8 +85,6 @@ def run(models: list[str], options: dict, workers: int, quiet: bool, report: str
     rows = [r or Row(shown, "STOPPED") for r, (_, _, shown) in zip(rows, found)]
     print(table(rows, interrupted))
     if report:
-        from .paths import os_errors
-
         with os_errors("write the --report file"):
             Path(report).parent.mkdir(parents=True, exist_ok=True)
             write(rows, report, interrupted)
@@ -118,13 +115,10 @@ def table(rows: list[Row], interrupted: bool = False) -> str:
 def write(rows: list[Row], path: str, interrupted: bool) -> None:
     """One report for all the models: JSON (``{"ok", "interrupted", "models": [...]}``, each
     model's summary and its check report) or Markdown (the table, then each model's report)."""
-    import json
-
     if path.endswith(".json"):
         models = [{"model": r.model, "verdict": r.verdict, "seconds": round(r.seconds, 3),
                    "backends_compared": r.compared, "worst_error": r.worst, "rules": r.rules,
                    "why": r.why, "check": r.report} for r in rows]
-        from ..harness.report import _finite  # JSON has no inf/nan
 
         text = json.dumps(_finite({"ok": all(r.verdict == "PASS" for r in rows), "interrupted": interrupted,
                                    "models": models}), indent=1)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from ..lowering.targets import DEFAULT, TARGETS
 from ..runtime.array_files import read_npy
+from ..runtime.sessions import parse_dims_arg
 
 
 def add_feed_args(p) -> None:
@@ -38,8 +40,6 @@ def parse_feeds(args) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]]
 
 def parse_shapes(items: list[str]) -> dict[str, tuple[int, ...]]:
     """``--shape NAME=DIMS`` items (of ``run``, ``check`` and ``convert``) into a dict."""
-    from ..runtime.sessions import parse_dims_arg
-
     shapes = {}
     for item in items:
         name, sep, dims = item.partition("=")
@@ -61,8 +61,6 @@ TARGET_HELP = ("where the ONNX file will run (docs/targets.md): onnxruntime (def
 
 def add_target_arg(p) -> None:
     """Add ``--target`` (:mod:`ir2onnx.lowering.targets`) to ``p``."""
-    from ..lowering.targets import DEFAULT, TARGETS
-
     p.add_argument("--target", choices=list(TARGETS), default=DEFAULT, help=TARGET_HELP)
 
 

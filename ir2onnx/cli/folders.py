@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 from ..errors import Ir2OnnxError
+from ..llm import genai_seq2seq, optimum
+from .paths import os_errors
 
 
 def is_seq2seq_ir_folder(arg: str) -> bool:
@@ -20,14 +22,9 @@ def convert_folder(args, genai: bool = False) -> int:
     """``convert OV_DIR --optimum OUT_DIR``: an optimum-intel folder as optimum-onnx's folder;
     with ``genai``, ``convert OV_DIR --genai OUT_DIR`` on a Whisper-style folder
     (:mod:`ir2onnx.llm.genai_seq2seq`)."""
-    from .paths import os_errors
-
     start = time.perf_counter()
     option, target = ("--genai", args.genai) if genai else ("--optimum", args.optimum)
-    if genai:
-        from ..llm.genai_seq2seq import write_folder
-    else:
-        from ..llm.optimum import write_folder
+    write_folder = genai_seq2seq.write_folder if genai else optimum.write_folder
     if len(args.model) != 1:
         raise Ir2OnnxError(f"{option} converts one optimum-intel folder: give one MODEL")
     given = [opt for opt, on in (("-o", args.output), ("--genai", args.genai and not genai),

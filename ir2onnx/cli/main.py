@@ -9,17 +9,32 @@ import signal
 import sys
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from ..api import convert_file, load_ir, write
 from ..errors import Ir2OnnxError
-from ..writer import hold_signal
-from . import check as check_command, selftest as selftest_command
-from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
-from .paths import lookable
+from ..inference import run_model
+from ..llm.decode import run_llm
+from ..llm.genai import write_folder
+from ..llm.interface import is_llm, load_interface
+from ..llm.seq2seq import is_folder, run_folder
+from ..rename import parse_renames
+from ..runtime import sessions as runtime
+from ..runtime.input_values import nonfinite
+from ..runtime.stateful import variables
+from ..support import op_details, ops_lines, support_table
 from ..verify import check_timeout
 from ..version import __version__
+from ..writer import atomic_file, hold_signal, refuse_target, remove_own_temps, temporary_folder
+from . import check as check_command, selftest as selftest_command
+from .batch import is_batch, jobs_for, run_batch, table
+from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
+from .folders import convert_folder, is_seq2seq_ir_folder
+from .paths import lookable, model_xml, onnx_output, os_errors, writable
+from .summary import file_bytes, size_text, summary_lines
 
 EXIT_BAD_INPUT = 2
 PRECISION_SAYS = {"f32": "floats computed in f32", "f16": "floats computed in f16 (some layers f32)",
@@ -175,9 +190,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_convert(args) -> int:
-    from .batch import is_batch
-    from .folders import convert_folder, is_seq2seq_ir_folder
-
     check_timeout(args.verify_timeout)
     if args.optimum:
         return convert_folder(args)
@@ -185,11 +197,6 @@ def cmd_convert(args) -> int:
         return convert_folder(args, genai=True)
     if is_batch(args.model):
         return _convert_many(args)
-    from ..api import load_ir, write
-    from .summary import file_bytes, size_text, summary_lines
-    from .paths import model_xml, onnx_output, os_errors
-    from ..rename import parse_renames
-    from ..runtime.stateful import variables
 
     start = time.perf_counter()
     if args.genai_provider is not None and not args.genai:
@@ -204,8 +211,6 @@ def cmd_convert(args) -> int:
         graph = load_ir(xml, args.weights)
     summary: list[str] = []
     if args.genai:
-        from ..llm.genai import write_folder
-
         if args.target != "onnxruntime" or args.ir_version is not None:
             raise Ir2OnnxError("--genai writes a folder for onnxruntime-genai: it takes neither --target "
                                "nor --ir-version")
@@ -243,7 +248,6 @@ def cmd_convert(args) -> int:
         print(f"stateful model: feed the state input(s) {', '.join(state)} (first step: their "
               f"ReadValue init values, e.g. zeros with a 0-length sequence axis), then each "
               f"step's <name>.new", file=sys.stderr)
-        from ..llm.interface import is_llm
 
         if is_llm(graph):
             print("LLM: the KV cache inputs are documented in metadata_props (ir2onnx.state.*); "
@@ -254,9 +258,6 @@ def cmd_convert(args) -> int:
 
 def _convert_many(args) -> int:
     """Several models: each converted on its own, then one table; exit 2 when any failed."""
-    from .batch import jobs_for, run_batch, table
-    from ..rename import parse_renames
-
     if args.weights:
         raise Ir2OnnxError("-w/--weights names the .bin of one model: it cannot go with several")
     if args.jobs < 1:
@@ -292,12 +293,6 @@ def _summary(name: str, value: np.ndarray) -> str:
 def _run_llm(model, given: dict, shapes: dict, args) -> int | None:
     """``run`` on an LLM (an IR, or a converted .onnx with its cache documented): greedy decoding
     of ``--steps`` tokens (:mod:`ir2onnx.llm.decode`); None for any other model."""
-    from ..runtime import sessions as runtime
-    from ..api import convert_file
-    from ..ir.reader import load_ir
-    from ..llm.interface import is_llm, load_interface
-    from ..writer import temporary_folder
-
     path = Path(model)
     if path.suffix.lower() not in (".xml", ".onnx") or not path.is_file():
         return None
@@ -310,17 +305,11 @@ def _run_llm(model, given: dict, shapes: dict, args) -> int | None:
         iface = load_interface(path)
         if iface is None:
             return None
-        from ..llm.decode import run_llm
 
         return run_llm(runtime.session(path, args.provider), iface, given, shapes, args)
 
 
 def cmd_run(args) -> int:
-    from ..inference import run_model
-    from ..runtime.input_values import nonfinite
-    from .paths import model_xml, os_errors, writable
-    from ..writer import refuse_target
-
     given, shapes = parse_feeds(args)
     save = None
     if args.save:  # checked before running: a bad path must not cost the run
@@ -330,7 +319,6 @@ def cmd_run(args) -> int:
         writable(Path(save), "--save file")
         refuse_target(save, "--save file", (args.model, args.weights))
     model = args.model
-    from ..llm.seq2seq import is_folder, run_folder
 
     if is_folder(model):  # an encoder-decoder folder (Whisper): greedy decoding of --steps tokens
         with os_errors("read"):
@@ -369,10 +357,6 @@ def save_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` as a .npz (``np.load(path)[name]``) atomically: a zip of ``<name>.npy``
     members written beside ``path`` and renamed over it. Any output name works (``file``, names
     with '/'), as long as the zip format can hold it (65535 bytes)."""
-    import zipfile
-
-    from ..writer import atomic_file
-
     for name in arrays:
         if len((name + ".npy").encode("utf-8", "surrogatepass")) > 0xFFFF:
             raise Ir2OnnxError(f"the output name '{name[:40]}...' is {len(name)} characters long: a "
@@ -385,8 +369,6 @@ def save_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
 
 
 def cmd_ops(args) -> int:
-    from ..support import op_details, ops_lines, support_table
-
     if args.markdown:
         print(support_table())
     elif args.types:
@@ -454,8 +436,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ir2onnx: error: {' '.join(str(e).split())}", file=sys.stderr)
             return EXIT_BAD_INPUT
         except KeyboardInterrupt as e:
-            from ..writer import remove_own_temps
-
             remove_own_temps()
             name = signal.Signals(e.signum).name if isinstance(e, Terminated) else "Ctrl-C"
             print(f"ir2onnx: interrupted ({name}); temporary files removed", file=sys.stderr)

@@ -2,15 +2,29 @@
 the inputs they all receive. Each runner returns ``{output name: array}`` named like the IR."""
 from __future__ import annotations
 
+import pickle
+import signal
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import onnx
+from onnx import helper, TensorProto
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph, shape_str
+from ..ir.names import input_name, output_names, parameters, results
+from ..lowering.convert import convert_graph
+from ..oracles import evaluate
+from ..runtime import sessions as runtime
+from ..runtime.input_values import generate, ir_hints, shared_dims
+from ..runtime.sessions import check_feed_request, check_generated_size, HARDWARE, PROVIDERS, random_array
+from ..runtime.stateful import at_step, NEW, openvino_steps, ort_steps
+from ..writer import save, temporary_folder
 from .openvino_attributes import ignored_attributes
 
 
@@ -31,10 +45,6 @@ class BackendRun:
 @lru_cache(maxsize=None)
 def provider_status(provider: str) -> tuple[bool, str]:
     """``(usable, why not)`` for an onnxruntime provider, probed once with a one-node model."""
-    from onnx import TensorProto, helper
-
-    from ..runtime import sessions as runtime
-
     if provider not in runtime.available_providers():
         return False, (f"onnxruntime has no {runtime.PROVIDERS.get(provider, provider)} "
                        f"({runtime.install_hint(provider)})")
@@ -55,8 +65,6 @@ def resolve_providers(providers) -> tuple[list[str], list[BackendRun]]:
 
     A provider asked for by name that cannot run is an error; ``all`` lists it as unavailable.
     """
-    from ..runtime.sessions import HARDWARE, PROVIDERS
-
     asked = [providers] if isinstance(providers, str) else list(providers)
     run, missing = [], []
     for p in asked:
@@ -78,10 +86,6 @@ def make_feeds(graph: Graph, given: dict | None = None, shapes: dict | None = No
     """Inputs for every Parameter, in the converted model's input order: ``given`` arrays as they
     are, others generated like :func:`ir2onnx.runtime.sessions.make_inputs` (dynamic dims from ``shapes``,
     else 1; indices within their table, ones for masks ...: :mod:`ir2onnx.runtime.input_values`)."""
-    from ..runtime.input_values import generate, ir_hints, shared_dims
-    from ..ir.names import input_name, parameters
-    from ..runtime.sessions import check_feed_request, check_generated_size, random_array
-
     given, shapes = dict(given or {}), dict(shapes or {})
     check_feed_request(given, shapes, seed)
     params = {input_name(p): p for p in parameters(graph)}
@@ -141,8 +145,6 @@ def timed(name: str, fn) -> BackendRun:
 
 
 def run_oracle(graph: Graph, feeds: dict) -> dict[str, np.ndarray]:
-    from ..oracles import evaluate
-
     return evaluate(graph, feeds)
 
 
@@ -165,8 +167,6 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
     returned in the graph's types, so that every backend's arrays compare."""
     import openvino as ov
 
-    from ..ir.names import input_name, output_names, parameters, results
-
     core = ov.Core()
     try:
         model = core.read_model(graph.xml_path, graph.bin_path) if graph.bin_path and Path(
@@ -181,7 +181,6 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
     names = output_names(graph)
     by_result = {r.name: names[r.id] for r in results(graph)}
     request = compiled.create_infer_request()
-    from ..runtime.stateful import at_step
 
     def set_inputs(k: int) -> None:
         for i, port in enumerate(compiled.inputs):
@@ -193,8 +192,6 @@ def run_openvino(graph: Graph, feeds: dict, steps: int = 0) -> dict[str, np.ndar
 
     set_inputs(1)
     if steps:
-        from ..runtime.stateful import openvino_steps
-
         return _graph_types(graph, openvino_steps(request, collect, steps, set_inputs))
     request.infer()
     return _graph_types(graph, collect())
@@ -212,9 +209,6 @@ def _as_float(array: np.ndarray, ov_type) -> np.ndarray:
 
 def _graph_types(graph: Graph, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Float outputs (and ``<variable>.new@k`` states) cast to the types ``graph`` declares."""
-    from ..ir.names import output_names, results
-    from ..runtime.stateful import NEW
-
     names = output_names(graph)
     want = {names[r.id]: r.inputs[0].etype for r in results(graph)}
     want.update({l.attrs["variable_id"] + NEW: l.outputs[0].etype for l in graph.order if l.type == "ReadValue"})
@@ -250,14 +244,10 @@ def _ov_tensor(ov, array: np.ndarray):
 
 def run_ort(model_path: Path, provider: str, feeds: dict | list, problem: str | None,
             state: dict | None = None, steps: int = 0) -> dict:
-    from ..runtime import sessions as runtime
-
     if problem:
         raise Ir2OnnxError(problem)
     sess = runtime.session(model_path, provider, quiet=True)  # its errors are ours, in one line
     if steps:
-        from ..runtime.stateful import ort_steps
-
         return ort_steps(sess, feeds, state or {}, steps)
     return runtime.run(sess, feeds)
 
@@ -267,11 +257,6 @@ def convert_to(graph: Graph, opset: int | None, folder: str,
     """Write the converted model (for ``target``, at the graph's precision) into ``folder``; a
     failed onnx.checker is returned as a problem; the opset used comes last (``opset=None``: the
     converter chooses it)."""
-    import onnx
-
-    from ..lowering.convert import convert_graph
-    from ..writer import save
-
     converted = convert_graph(graph, opset, target=target)
     path = save(converted, Path(folder) / "model.onnx", check=False)
     try:
@@ -290,12 +275,6 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: boo
     on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
     backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s). ``layers``:
     :func:`ir2onnx.harness.layers.run_openvino_layers` instead, ``feeds`` holding its feeds and wanted."""
-    import pickle
-    import signal
-    import subprocess
-    import sys
-    from ..writer import temporary_folder
-
     with temporary_folder("ir2onnx-ov-") as tmp:
         inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))

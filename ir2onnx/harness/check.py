@@ -14,23 +14,28 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import onnx
 
-from ..runtime import example_inputs
-from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, run_openvino, run_openvino_isolated,
-                       run_oracle, run_ort, timed)
-from .compare import DEFAULT_TOLERANCES, Comparison, compare
-from ..errors import Ir2OnnxError
-from .int8_rule import has_fake_quantize, output_steps
-from .rules import SCORE_THRESHOLD, Task, judge, tasks
 from ..api import read_model
-from .layers import LayerDrift, can_compare_layers, layer_drift
+from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
 from ..ir.names import input_name, output_names, parameters
-from ..lowering.convert import computed_graph
-from .oracle_budget import DEFAULT_BUDGET, over_budget
+from ..llm.decode import step_feeds
 from ..llm.interface import is_llm
+from ..lowering.convert import computed_graph
+from ..runtime import example_inputs
+from ..runtime.input_values import nonfinite
 from ..runtime.stateful import STEPS, initial_state, oracle_steps, step_output_names, variables
 from ..writer import temporary_folder
+from . import round_trip
+from .backends import (BackendRun, convert_to, make_feeds, resolve_providers, run_openvino, run_openvino_isolated,
+                       run_oracle, run_ort, timed)
+from .backends import _graph_types
+from .compare import DEFAULT_TOLERANCES, Comparison, compare
+from .int8_rule import has_fake_quantize, output_steps
+from .layers import LayerDrift, can_compare_layers, layer_drift
+from .oracle_budget import DEFAULT_BUDGET, over_budget
+from .rules import SCORE_THRESHOLD, Task, judge, tasks
 
 REFERENCE = "oracle"
 INT8_NOTE = ("the IR has {n} FakeQuantize layer(s): a quantization level that flips on a near-tie "
@@ -169,7 +174,6 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
     steps = (steps or STEPS) if stateful else 0
     step1 = feeds
     if is_llm(graph):  # decode steps: tokens, mask, positions and beam_idx as a generator feeds them
-        from ..llm.decode import step_feeds
 
         feeds = step_feeds(graph, feeds, inputs or {}, shapes or {}, seed, steps)
         step1 = feeds[0]
@@ -260,16 +264,11 @@ def check(model: str | os.PathLike | Graph, weights: str | os.PathLike | None = 
 def _has_qdq(path) -> bool:
     """Whether the converted file holds QuantizeLinear (FakeQuantize as QDQ: the onnx and
     tensorrt targets), which onnxruntime runs through its int8 kernels."""
-    import onnx
-
     return any(n.op_type == "QuantizeLinear" for n in onnx.load(str(path), load_external_data=False).graph.node)
 
 
 def _round_trip(step, graph, onnx_path, problem, feeds, state, steps, isolate: bool) -> BackendRun:
     """The ``openvino:onnx`` backend: OpenVINO's ONNX frontend on the converted file."""
-    from . import round_trip
-    from .backends import _graph_types
-
     try:
         import openvino as _ov  # noqa: F401
     except ImportError:
@@ -288,8 +287,6 @@ def _nonfinite_problems(done: list[BackendRun], origin: dict[str, str], notes: l
     """NaN or Inf in an output: a problem when some input was generated (the check then proved
     nothing: the inputs do not fit the model, give real ones), a note when all were given or
     came from the model's example inputs."""
-    from ..runtime.input_values import nonfinite
-
     found: dict[str, list[str]] = {}
     for b in done:
         for name, what in nonfinite(b.outputs).items():

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .report_plots import detections, drift_plot, histogram, image_input, is_detection_output, scatter, value_pairs
 from ..errors import Ir2OnnxError
 from ..version import __version__
+from .report_plots import detections, drift_plot, histogram, image_input, is_detection_output, scatter, value_pairs
 
 SCORE_THRESHOLD = 0.3  # detections drawn: score at least this (the detection rule's default)
 CSS = """

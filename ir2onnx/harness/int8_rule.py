@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compare import Comparison, default_tolerance
 from ..ir.graph import Graph, Layer
+from ..ir.names import output_names
+from .compare import Comparison, default_tolerance
 
 WITHIN_ONE_STEP = 0.99
 EQUAL = 0.95
@@ -82,8 +83,6 @@ def _grid_step(graph: Graph, layer: Layer, seen: set) -> float | None:
 
 def output_steps(graph: Graph) -> dict[str, float | None]:
     """Output name -> the quantization step of its grid (None: not a quantized output)."""
-    from ..ir.names import output_names
-
     names = output_names(graph)
     return {names[r.id]: _grid_step(graph, graph.producer(r, 0)[0], set()) for r in graph.results}
 

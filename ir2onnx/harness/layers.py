@@ -20,8 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .backends import OPENVINO_EXACT, Refused, _as_float, _ov_tensor, run_openvino_isolated
-from .compare import default_tolerance
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
 from ..ir.names import input_name, parameters
@@ -29,6 +27,8 @@ from ..lowering.convert import convert_graph
 from ..runtime import sessions
 from ..runtime.stateful import variables
 from ..writer import save
+from .backends import OPENVINO_EXACT, Refused, _as_float, _ov_tensor, run_openvino_isolated
+from .compare import default_tolerance
 
 SKIPPED = ("Parameter", "Result", "Const")
 

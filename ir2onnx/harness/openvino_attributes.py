@@ -2,6 +2,8 @@
 carry, found by the layer's identity, and whether their values matter (opsets/ defaults)."""
 from __future__ import annotations
 
+import defusedxml.ElementTree as SafeET
+
 from ..ir.schema import parse_value, schemas
 
 
@@ -13,8 +15,6 @@ def ignored_attributes(xml_path, model) -> str:
     output Convert that takes the name of the layer before it); an attribute at the default
     value opsets/ gives it (this version of the type, another version, else any type that has
     the attribute) changes nothing and is not a refusal."""
-    import defusedxml.ElementTree as SafeET
-
     named: dict[str, list] = {}
     for op in model.get_ops():
         named.setdefault(op.get_friendly_name(), []).append(op)

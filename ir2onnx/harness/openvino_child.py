@@ -8,10 +8,10 @@ import pickle
 import sys
 from pathlib import Path
 
-from .backends import REFUSED_EXIT, Refused, run_openvino
-from .layers import run_openvino_layers
 from ..ir.reader import load_ir
 from ..lowering.convert import computed_graph
+from .backends import REFUSED_EXIT, Refused, run_openvino
+from .layers import run_openvino_layers
 
 
 def main(argv: list[str]) -> int:

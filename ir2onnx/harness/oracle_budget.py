@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..ir.graph import Graph, Layer
+from ..ir.names import input_name, parameters
 
 DEFAULT_BUDGET = 2e10
 CONTRACTIONS = ("MatMul", "Convolution", "GroupConvolution", "ConvolutionBackpropData",
@@ -87,8 +88,6 @@ def graph_cost(graph: Graph) -> tuple[int, int]:
 def estimate(graph: Graph, feeds: dict[str, np.ndarray]) -> float:
     """The oracle's work on ``feeds``: :func:`graph_cost`, its dynamic part scaled by how many
     times more elements an input holds than with its dynamic dims at 1 (the largest ratio)."""
-    from ..ir.names import input_name, parameters
-
     scale = 1.0
     for p in parameters(graph):
         value = feeds.get(input_name(p))

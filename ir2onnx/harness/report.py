@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .html_report import to_html
-from .layers import markdown_lines, text_lines
 from ..version import __version__
 from ..writer import atomic_file
+from .html_report import to_html
+from .layers import markdown_lines, text_lines
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 REPORT_SUFFIXES = (".json", ".md", ".html")

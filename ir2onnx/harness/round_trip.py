@@ -11,11 +11,16 @@ OUT.pkl STEPS`` is the child process the CLI runs it in (a crash of OpenVINO end
 from __future__ import annotations
 
 import pickle
+import signal
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
+import onnx
 
+from ..runtime.stateful import NEW, at_step, step_name
 from .backends import OPENVINO_EXACT, REFUSED_EXIT, Refused, _as_float, _ov_tensor
 
 NAME = "openvino:onnx"
@@ -27,10 +32,7 @@ def run_openvino_onnx(model_path, feeds: dict | list, state: dict | None = None,
     ``model_path``; outputs by the file's output names. ``steps`` > 0: a stateful model's steps,
     each step's ``<variable>.new`` fed back as the variable's input (``state``: the first step's),
     outputs named ``<output>@k`` as :func:`ir2onnx.runtime.stateful.ort_steps` names them."""
-    import onnx
     import openvino as ov
-
-    from ..runtime.stateful import NEW, at_step, step_name
 
     graph_outputs = [o.name for o in onnx.load(str(model_path), load_external_data=False).graph.output]
     core = ov.Core()
@@ -64,10 +66,6 @@ def run_openvino_onnx(model_path, feeds: dict | list, state: dict | None = None,
 
 def run_isolated(model_path, feeds: dict | list, state: dict | None = None, steps: int = 0) -> dict:
     """:func:`run_openvino_onnx` in a child process (OpenVINO's crashes end only the child)."""
-    import signal
-    import subprocess
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-onnx-") as tmp:
         inp, st, out = Path(tmp) / "feeds.pkl", Path(tmp) / "state.pkl", Path(tmp) / "out.pkl"
         inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import detections
-from .detections import SCORE_THRESHOLD
 from .compare import Comparison, compare
+from .detections import SCORE_THRESHOLD
 from .int8_rule import step_rule
 
 # layers that pass an output's values on unchanged (through which its producer is looked for)

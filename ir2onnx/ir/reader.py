@@ -15,11 +15,11 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from ..errors import InvalidLayer, IRFormatError
-from .element_types import element_type
 from .bodies import parse_bodies
+from .element_types import element_type
 from .graph import BinFile, ConstData, Graph, Layer, Port, Source
 from .limits import MAX_BODY_DEPTH, over_dims
-from .schema import parse_attributes, parse_dims, schemas
+from .schema import parse_attributes, schemas
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 _NO_TYPE = {"unspecified", "undefined", "dynamic"}

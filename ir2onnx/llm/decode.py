@@ -8,19 +8,23 @@ count on, ``beam_idx`` is ``arange(batch)``. The run's greedy loop feeds back ea
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
-from .interface import Interface, empty_cache, prompt, token_feeds
+from ..ir.names import input_name, output_names, parameters, results
+from ..runtime import sessions as runtime
+from ..runtime.sessions import input_dtype
+from ..runtime.stateful import step_name
+from .interface import empty_cache, Interface, prompt, token_feeds, TOKEN_INPUTS
 
 PROMPT = (1, 8)  # batch, tokens of a generated prompt
 EXPLICIT_PAST = 3  # cached tokens fed to an IR with an explicit cache (--disable-stateful)
 
 
 def _vocab(graph: Graph) -> int:
-    from ..ir.names import output_names, results
-
     names = output_names(graph)
     for r in results(graph):
         src, index = graph.producer(r, 0)
@@ -31,9 +35,6 @@ def _vocab(graph: Graph) -> int:
 
 
 def _graph_interface(graph: Graph) -> tuple[Interface, dict]:
-    from .interface import TOKEN_INPUTS
-    from ..ir.names import input_name, parameters
-
     params = {input_name(p): p for p in parameters(graph)}
     dtypes = {n: np.dtype(p.attrs["element_type"].numpy) for n, p in params.items()}
     return Interface({n: dtypes[n] for n in TOKEN_INPUTS if n in dtypes}, "logits"), params
@@ -70,9 +71,6 @@ def greedy(sess, iface: Interface, ids: np.ndarray, steps: int, extra: dict | No
     """Greedy decoding on an onnxruntime session: ``steps`` steps from the prompt ``ids``, each
     step's argmax fed back with the cache. Returns (tokens [batch, steps], outputs of every step
     named ``<output>@k``)."""
-    from ..runtime import sessions as runtime
-    from ..runtime.stateful import step_name
-
     types = {i.name: runtime.input_dtype(i.type) for i in sess.get_inputs()}
     cache = empty_cache(iface, ids.shape[0], types)
     outputs = {c.output: c.input for c in iface.caches}
@@ -96,10 +94,6 @@ def greedy(sess, iface: Interface, ids: np.ndarray, steps: int, extra: dict | No
 def run_llm(sess, iface: Interface, given: dict, shapes: dict, args) -> int:
     """``ir2onnx run`` on an LLM: greedy decoding of ``args.steps`` tokens, printed per batch row;
     ``--save`` keeps every step's outputs (``<output>@k``) and the tokens."""
-    import sys
-
-    from ..runtime.sessions import input_dtype
-
     if args.steps < 1:
         raise Ir2OnnxError(f"--steps must be at least 1, got {args.steps}")
     info = {i.name: i for i in sess.get_inputs()}

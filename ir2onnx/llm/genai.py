@@ -29,12 +29,19 @@ provider (``--genai-provider``) goes in ``session_options.provider_options``.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
+
+import onnxruntime as ort
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
+from ..lowering.convert import convert_graph
+from ..verify import verify_model
+from ..writer import save
 from .interface import META_PREFIX, cache_layout, document, interface
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
@@ -214,11 +221,6 @@ def preoptimize(path: Path) -> None:
     packed weights into MatMulNBits, which by default (accuracy level 4) quantizes the
     activations to int8 (greedy tokens then part from OpenVINO's after a few steps); genai's
     session options cannot set that entry, so the folder's model holds the fused nodes already."""
-    import os
-    import tempfile
-
-    import onnxruntime as ort
-
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=".ir2onnx-") as tmp:
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
@@ -284,10 +286,6 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
     per block, as OpenVINO's CPU plugin does by default; 5-20x faster per token) or 0 (f32
     activations, OpenVINO's exact settings: the tokens are OpenVINO's). ``provider``: the
     onnxruntime execution provider genai runs it on (:data:`PROVIDERS`)."""
-    from ..lowering.convert import convert_graph
-    from ..verify import verify_model
-    from ..writer import save
-
     out = Path(out_dir)
     if accuracy_level not in ACCURACY_LEVELS:
         raise Ir2OnnxError(f"accuracy level {accuracy_level}: choose 0 (exact) or 4 (int8 activations)")

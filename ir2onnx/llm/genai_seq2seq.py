@@ -27,8 +27,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import onnx
+from onnx import compose
+
 from ..errors import Ir2OnnxError
-from .genai import TOKENIZER_FILES, _remove_unused, _rename
+from .genai import _remove_unused, _rename, TOKENIZER_FILES
+from .optimum import ir_folder, write_folder as write_optimum
 
 _CACHE = re.compile(r"(past_key_values|present)\.(\d+)\.(decoder|encoder)\.(key|value)")
 
@@ -56,8 +60,6 @@ def _keep_inputs_used(graph) -> None:
 def encoder_model(encoder, first_decoder):
     """The genai encoder (module docstring) from optimum's encoder_model and decoder_model
     (ModelProtos with their weights)."""
-    from onnx import compose
-
     graph = first_decoder.graph
     keep = [o for o in graph.output if _CACHE.fullmatch(o.name) and ".encoder." in o.name]
     del graph.output[:]
@@ -140,11 +142,6 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
     """Convert the optimum-intel Whisper folder ``model_dir`` into ``out_dir`` for
     onnxruntime-genai (module docstring): optimum's three models first (into a temporary
     folder), then joined and renamed; the folder is written only when all of it succeeded."""
-    import onnx
-
-    from .optimum import ir_folder
-    from .optimum import write_folder as write_optimum
-
     folder = ir_folder(model_dir)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():

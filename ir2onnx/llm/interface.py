@@ -21,9 +21,12 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
+import onnx
+from onnx import helper
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
+from ..ir.names import input_name, parameters
 
 META_PREFIX = "ir2onnx.state."
 NEW = ".new"
@@ -96,8 +99,6 @@ def cache_layout(graph: Graph) -> dict[str, tuple[int, int]]:
 
 def is_llm(graph: Graph) -> bool:
     """A decoder exported for text generation: an ``input_ids`` Parameter and a KV cache."""
-    from ..ir.names import input_name, parameters
-
     names = {input_name(p) for p in parameters(graph)}
     return "input_ids" in names and (bool(cache_layout(graph)) or any(_PAST.fullmatch(n) for n in names))
 
@@ -149,8 +150,6 @@ def interface(model) -> Interface | None:
     """The LLM interface of a ModelProto (initializers not needed), or None when it has no
     ``input_ids`` or no cache: documented ones, else ``past_key_values.N.key/value`` inputs with
     ``present.N.*`` outputs taken as optimum lays them out, [batch, heads, sequence, head size]."""
-    from onnx import helper
-
     types = {i.name: helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
              for i in model.graph.input}
     if "input_ids" not in types:
@@ -178,8 +177,6 @@ def interface(model) -> Interface | None:
 
 def load_interface(path) -> Interface | None:
     """:func:`interface` of an .onnx file, read without its weights."""
-    import onnx
-
     try:
         return interface(onnx.load(str(path), load_external_data=False))
     except Exception:  # not an ONNX file: onnxruntime says so when it loads it

@@ -11,6 +11,7 @@ passed through (optimum keeps the cross-attention cache of the first step).
 from __future__ import annotations
 
 import numpy as np
+from onnx import TensorProto, helper, numpy_helper
 
 from ..errors import Ir2OnnxError
 
@@ -19,8 +20,6 @@ def _branch(model, prefix: str, outputs: list, passthrough: dict):
     """``model``'s nodes as an If branch: every tensor they make renamed ``prefix + name`` (no
     branch output may be an outer name), the outputs ``outputs`` (names of the merged model) in
     order; ``passthrough``: output -> outer input, given by an Identity."""
-    from onnx import helper
-
     made = {o for n in model.graph.node for o in n.output if o}
     rename = {name: prefix + name for name in made}
     nodes, taken = [], set()
@@ -58,8 +57,6 @@ def _elem(model, name: str, passthrough: dict) -> int:
 
 def _loose(info, other):
     """``info``'s type with the dims both branches agree on kept, the others symbolic."""
-    from onnx import helper
-
     a, b = info.type.tensor_type.shape.dim, other.type.tensor_type.shape.dim if other else []
     dims = []
     for i, d in enumerate(a):
@@ -71,8 +68,6 @@ def _loose(info, other):
 
 def merge(first, with_past):
     """The merged decoder (module docstring) of two ModelProtos with their weights."""
-    from onnx import TensorProto, helper, numpy_helper
-
     weights = {t.name: t for t in first.graph.initializer}
     for t in with_past.graph.initializer:
         if t.name in weights and not np.array_equal(numpy_helper.to_array(weights[t.name]),

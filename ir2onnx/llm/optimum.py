@@ -37,10 +37,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import onnx
+import onnxruntime as ort
+
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
+from ..ir.reader import load_ir
+from ..lowering.convert import convert_graph
+from ..runtime.stateful import variables
+from ..verify import verify_model
+from ..writer import save
 from .genai import TOKENIZER_FILES
 from .interface import is_llm
+from .merged_decoder import merge
 from .optimum_names import causal_lm, seq2seq_decoder
 
 CONFIG_FILES = ("config.json", "generation_config.json", "preprocessor_config.json",
@@ -79,10 +88,6 @@ def _merge_decoders(folder: Path, external_data, verify: bool) -> str | None:
     """Replace ``decoder_model.onnx`` and ``decoder_with_past_model.onnx`` in ``folder`` by
     ``decoder_model_merged.onnx`` (:mod:`ir2onnx.llm.merged_decoder`); the reason when they
     cannot be merged (both are kept)."""
-    import onnx
-
-    from .merged_decoder import merge
-
     first, later = folder / "decoder_model.onnx", folder / "decoder_with_past_model.onnx"
     try:
         model = merge(onnx.load(str(first)), onnx.load(str(later)))
@@ -93,8 +98,6 @@ def _merge_decoders(folder: Path, external_data, verify: bool) -> str | None:
     onnx.save(model, str(path), save_as_external_data=bool(big), location=path.name + ".data" if big else None)
     onnx.checker.check_model(str(path))
     if verify:
-        import onnxruntime as ort
-
         ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     for f in folder.iterdir():
         if f.name.startswith(("decoder_model.onnx", "decoder_with_past_model.onnx")):
@@ -110,12 +113,6 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
     a temporary folder beside ``out_dir`` and moved into it at the end. A stateful seq2seq
     decoder becomes ``decoder_model_merged.onnx`` (``merge``, the default: the weights once) or
     ``decoder_model.onnx`` + ``decoder_with_past_model.onnx``."""
-    from ..ir.reader import load_ir
-    from ..lowering.convert import convert_graph
-    from ..runtime.stateful import variables
-    from ..verify import verify_model
-    from ..writer import save
-
     folder = ir_folder(model_dir)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():

@@ -5,8 +5,11 @@ layer; a stateful seq2seq decoder's self- and cross-attention caches as
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+from onnx import TensorProto, helper
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
@@ -43,8 +46,6 @@ OPTIMUM_KV_HEAD_TYPES = {"arcee", "deepseek_v3", "cohere", "gemma", "gemma3_text
 
 
 def _config(graph: Graph) -> dict:
-    import json
-
     path = Path(graph.xml_path).parent / "config.json" if graph.xml_path else None
     try:
         return json.loads(path.read_text()) if path and path.is_file() else {}
@@ -57,8 +58,6 @@ def _slice_heads(model, kv_heads: int) -> list[str]:
     heads dim free: optimum-onnx feeds the first step an empty cache of ``num_attention_heads``
     heads for model types outside OPTIMUM_KV_HEAD_TYPES (0 long, so the slice is the empty cache
     of ``kv_heads``); later steps feed back the model's own ``present.*``, which the slice keeps."""
-    from onnx import TensorProto, helper
-
     graph = model.graph
     past = [i for i in graph.input if i.name.startswith("past_key_values.")]
     renamed = {i.name: i.name + "/heads" for i in past}
@@ -131,8 +130,6 @@ def cross_cache_names(graph: Graph) -> dict[str, tuple[int, str, str]]:
 def _arange_beam_idx(model) -> None:
     """Replace the input ``beam_idx`` by arange(batch of ``input_ids``) computed in the graph: the
     first step reorders nothing (optimum feeds no beam_idx)."""
-    from onnx import TensorProto, helper
-
     graph = model.graph
     beam = next((i for i in graph.input if i.name == "beam_idx"), None)
     if beam is None:

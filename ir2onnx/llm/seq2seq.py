@@ -16,11 +16,15 @@ of the first step (``present.N.encoder.*``).
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import Ir2OnnxError
+from ..runtime.sessions import make_inputs, run, session
+from .optimum import write_folder
 
 ENCODER, MERGED = "encoder_model.onnx", "decoder_model_merged.onnx"
 PAIR = ("decoder_model.onnx", "decoder_with_past_model.onnx")
@@ -62,8 +66,6 @@ def greedy(sessions: list, encoder_feeds: dict, start: np.ndarray, steps: int):
     """(tokens [batch, steps], encoder_hidden_states) of greedy decoding (module docstring);
     ``sessions``: onnxruntime sessions of the encoder, then the merged decoder or the first-step
     and with-past decoders; ``start`` is [batch, tokens]."""
-    from ..runtime.sessions import run
-
     encoder, decoders = sessions[0], sessions[1:]
     hidden = next(iter(run(encoder, encoder_feeds).values()))
     ids, cache, tokens = start.astype(np.int64), {}, []
@@ -101,19 +103,12 @@ def _start(folder: Path, given: dict, batch: int) -> np.ndarray:
 def run_folder(path, given: dict, shapes: dict, args) -> int:
     """``ir2onnx run FOLDER --steps N`` (module docstring): prints the tokens of each batch row;
     ``--save`` keeps them with ``encoder_hidden_states``."""
-    import sys
-    import tempfile
-
-    from ..runtime.sessions import make_inputs, session
-
     if args.steps < 1:
         raise Ir2OnnxError(f"--steps must be at least 1, got {args.steps}")
     folder = Path(path)
     with tempfile.TemporaryDirectory(prefix="ir2onnx-") as tmp:
         onnx_dir = folder
         if onnx_files(folder) is None:
-            from .optimum import write_folder
-
             onnx_dir = write_folder(folder, Path(tmp) / "onnx", verify=False)
         sessions = [session(onnx_dir / f, args.provider) for f in onnx_files(onnx_dir)]
         encoder = sessions[0]

@@ -1,26 +1,25 @@
 """Walk an IR graph in topological order and lower every layer into one ONNX graph."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
+import onnxruntime
 from onnx import helper
 
 from .. import ops  # noqa: F401  (the op modules fill the lowering table)
-from ..errors import InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, UnsupportedLayers, describe
+from ..errors import describe, InvalidLayer, Ir2OnnxError, NeedsOpset, UnsupportedLayer, UnsupportedLayers
 from ..ir.element_types import ElementType, from_numpy
 from ..ir.graph import Graph, Layer
 from ..ir.idioms import extra_sources
 from ..ir.names import input_name, output_names, parameters
-from . import declared
-from . import decompression
-from . import fixed_shapes
-from . import precision as precision_pass
-from . import targets
+from ..runtime.sessions import ort_max_opset
+from ..version import __version__
+from . import declared, decompression, fixed_shapes, precision as precision_pass, targets
 from .builder import Builder, TensorEntry, Value
 from .registry import lowering_for
-from ..version import __version__
 
 DEFAULT_OPSET = 17  # the lowest opset chosen when none is given (a layer may need more)
 MIN_OPSET = 14
@@ -254,7 +253,6 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
     if opset is not None:
         _warn_if_ort_cannot_load(opset)
         return lower(opset)
-    from ..runtime.sessions import ort_max_opset
 
     chosen, newest = targets.opset_range(t, MIN_OPSET if t.lowest_opset else DEFAULT_OPSET,
                                          ort_max_opset(max_opset()))
@@ -274,8 +272,6 @@ def convert_graph(graph: Graph, opset: int | None = None, *, quantized: str | No
 def _beyond_onnxruntime(problems: list, newest: int, t: targets.Target) -> Ir2OnnxError:
     """The refusal when a layer needs an opset newer than the installed onnxruntime (or the
     target's runtime) loads."""
-    import onnxruntime
-
     for p in problems:
         if isinstance(p, NeedsOpset) and p.opset > newest:
             if t.max_opset is not None and newest == t.max_opset:
@@ -586,13 +582,8 @@ def _replaced(b: Builder, layer: Layer) -> Value:
 
 
 def _warn_if_ort_cannot_load(opset: int) -> None:
-    from ..runtime.sessions import ort_max_opset
-
     newest = ort_max_opset(max_opset())
     if opset > newest:
-        import onnxruntime
-        import sys
-
         print(f"ir2onnx: warning: onnxruntime {onnxruntime.__version__} loads models up to opset "
               f"{newest}; the opset {opset} model is valid ONNX but it cannot run it", file=sys.stderr)
 

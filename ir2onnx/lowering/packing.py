@@ -14,6 +14,8 @@ weights it has written.
 from __future__ import annotations
 
 import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper
 
 from ..ir.element_types import ElementType
 from ..ir.graph import ConstData
@@ -24,9 +26,6 @@ _SESSION: list = []
 def transpose_bytes(a: np.ndarray) -> np.ndarray:
     """The transpose of a 2-D uint8 matrix (onnxruntime's Transpose)."""
     if not _SESSION:
-        import onnxruntime as ort
-        from onnx import TensorProto, helper
-
         io = [helper.make_tensor_value_info(n, TensorProto.UINT8, [None, None]) for n in ("x", "y")]
         graph = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])], "t", io[:1], io[1:])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)

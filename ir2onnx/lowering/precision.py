@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import gc
+
 from ..errors import Ir2OnnxError
 from ..ir.element_types import TYPES, ElementType
 from ..ir.graph import Body, Graph, Layer, Port, Source

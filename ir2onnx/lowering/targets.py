@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
+from onnx import helper
 
 from ..errors import Ir2OnnxError, UnsupportedLayer, UnsupportedLayers
 
@@ -106,9 +108,6 @@ def check_opset(target: Target, opset: int) -> None:
 def ir_version(target: Target, opset: int, pinned: int | None) -> int:
     """The ONNX IR version of a model at ``opset``: the lowest that holds the opset, or ``pinned``
     (``--ir-version``) when that is at least as high and within what onnx and the target know."""
-    import onnx
-    from onnx import helper
-
     lowest = helper.find_min_ir_version_for([helper.make_opsetid("", opset)])
     if pinned is None:
         return lowest

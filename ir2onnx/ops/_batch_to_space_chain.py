@@ -17,8 +17,8 @@ from typing import Iterable, Union
 from onnx import TensorProto, helper
 
 from ..ir.element_types import ElementType
-from ._common import exact
 from ..lowering.builder import Builder, Value
+from ._common import exact
 from ._common.shapes import INT64_MAX, as_int64, dims_of, i64
 
 Dim = Union[int, tuple]

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from ..ir.element_types import ElementType
-from ._common.shapes import folded_sum, i64
 from ._batch_to_space_chain import Dim, Dims
+from ._common.shapes import folded_sum, i64
 
 _INVALID = 1 << 40  # marks a padded position before the Min when the batch is dynamic
 MAX_TABLE_ELEMENTS = 1 << 20  # larger index tables (huge dims): the chain formulation instead

@@ -20,6 +20,7 @@ result there is not defined by OpenVINO, so such an AvgPool is refused.
 from __future__ import annotations
 
 import numpy as np
+from onnx import numpy_helper
 
 from ._common.shapes import dims_of, i64
 from ._common.windows import same_pads_in_graph
@@ -77,6 +78,4 @@ def window_counts(g, x, axes, etype) -> str:
 
 
 def _scalar_tensor(array: np.ndarray):
-    from onnx import numpy_helper
-
     return numpy_helper.from_array(array)

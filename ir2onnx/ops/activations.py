@@ -15,10 +15,10 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
 from ..lowering.registry import lowers
-from ._common.shapes import i64
 from ._activations_checks import check_scalar_param, clamp_bounds, refuse_f64, slope_shape, type_name
+from ._common.inputs import FLOAT_TYPES, float_elementwise, float_input, foldable
+from ._common.shapes import i64
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import known_rank
 from ..lowering.registry import lowers
+from ._common.inputs import known_rank
 from ._common.shapes import as_int64, dims_of, i64
 
 FLOATS = ("f16", "f32", "f64")

@@ -13,11 +13,10 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
-from ._common.inputs import float_input
 from ..lowering.registry import lowers
+from . import _attention_gqa as gqa, _attention_groups as groups
+from ._common.inputs import float_input
 from ._common.shapes import dims_of, i64
-from . import _attention_groups as groups
-from . import _attention_gqa as gqa
 
 SMALL = 4096  # causal biases of at most this many elements are constants
 

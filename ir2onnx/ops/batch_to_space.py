@@ -22,8 +22,7 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.registry import lowers
-from . import _batch_to_space_chain as chain
-from . import _batch_to_space_gather as gather
+from . import _batch_to_space_chain as chain, _batch_to_space_gather as gather
 from ._batch_to_space_chain import Dim, Dims
 
 FORMULATION: str | None = None  # None: choose; "chain" or "gather": force where possible

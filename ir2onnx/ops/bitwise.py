@@ -25,8 +25,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer
-from ._common.inputs import INT_TYPES, check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
+from ._common.inputs import INT_TYPES, check_broadcast, foldable, same_etype
 
 _SAME_WIDTH_UNSIGNED = {"i8": TensorProto.UINT8, "i16": TensorProto.UINT16, "i32": TensorProto.UINT32,
              "i64": TensorProto.UINT64}

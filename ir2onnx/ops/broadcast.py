@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common import exact
 from ..lowering.builder import Value
-from ._common.inputs import const_ints, foldable
 from ..lowering.registry import lowers
+from ._common import exact
+from ._common.inputs import const_ints, foldable
 from ._common.shapes import as_int64, i64
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.indices import known_ranks, output_type
 from ..lowering.registry import lowers
+from ._common.indices import known_ranks, output_type
 from ._common.shapes import i64
 
 _FLOATS = ("f16", "bf16", "f32", "f64")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from ._common.inputs import check_broadcast, foldable, same_etype
 from ..lowering.registry import lowers
+from ._common.inputs import check_broadcast, foldable, same_etype
 
 
 def _compare(ctx, layer, inputs, onnx_op: str, fold, ordered: bool = True):

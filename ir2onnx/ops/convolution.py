@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ..lowering.builder import LazyValue
 from ..ir.graph import is_static
+from ..lowering.builder import LazyValue
 from ..lowering.registry import lowers
 from ._common.shapes import i64
 from ._common.windows import attr_ints, same_pads, same_pads_in_graph

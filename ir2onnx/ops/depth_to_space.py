@@ -29,8 +29,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.builder import Builder, Value
 from ..lowering.registry import lowers
-from . import _depth_to_space_move as chain
-from . import _depth_to_space_rows as depth_to_space_rows
+from . import _depth_to_space_move as chain, _depth_to_space_rows as depth_to_space_rows
 from ._depth_to_space_move import Dim
 
 # element types onnxruntime 1.31's CPU DepthToSpace / SpaceToDepth kernels accept (4-D only)

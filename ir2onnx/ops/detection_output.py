@@ -51,7 +51,6 @@ counts known only at run time.
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type

@@ -14,13 +14,12 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import LazyValue, Value
-from ._common.inputs import FLOAT_TYPES, INT_TYPES, foldable
+from ..lowering.registry import lowers
+from . import _rms_norm as rms_norm, _rotary as rotary
+from ._channel_affine import scaled
+from ._common.inputs import FLOAT_TYPES, foldable, INT_TYPES
 from ._common.integer_division import trunc_divide
 from ._common.integer_power import integer_power_chain
-from ..lowering.registry import lowers
-from . import _rms_norm as rms_norm
-from . import _rotary as rotary
-from ._channel_affine import scaled
 
 _INT32 = 6  # TensorProto.INT32
 TRIM_ELEMENTS = 1 << 16  # larger constants keep their shape (and their bytes stay in the .bin)

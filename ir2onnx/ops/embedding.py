@@ -16,8 +16,8 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.indices import i64_indices, known_ranks
 from ..lowering.registry import lowers
+from ._common.indices import i64_indices, known_ranks
 from ._common.shapes import dims_of, i64
 
 _INT64 = TensorProto.INT64

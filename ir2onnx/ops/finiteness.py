@@ -11,8 +11,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer
-from ._common.inputs import FLOAT_TYPES, foldable
 from ..lowering.registry import lowers
+from ._common.inputs import FLOAT_TYPES, foldable
 
 
 def _float(ctx, layer, x) -> None:

@@ -14,8 +14,8 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.indices import known_ranks
 from ..lowering.registry import lowers
+from ._common.indices import known_ranks
 from ._common.shapes import i64
 
 _INT64, _BOOL = TensorProto.INT64, TensorProto.BOOL

@@ -40,8 +40,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.greedy_nms import greedy_nms
 from ..lowering.registry import lowers
+from ._common.greedy_nms import greedy_nms
 from ._common.shapes import i64
 
 F32 = np.float32

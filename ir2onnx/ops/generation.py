@@ -20,8 +20,8 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..ir.limits import MAX_ELEMENTS
-from ._common.inputs import FOLD_ELEMENTS, foldable
 from ..lowering.registry import lowers
+from ._common.inputs import FOLD_ELEMENTS, foldable
 from ._common.shapes import i64
 
 _RANGE_TYPES = {"f32": 1, "f64": 11, "i16": 5, "i32": 6, "i64": 7}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer
-from ._common.inputs import float_input, foldable
 from ..lowering.registry import lowers
+from ._common.inputs import float_input, foldable
 
 
 def _scalar_input(layer, v, what: str, etype) -> None:

@@ -19,11 +19,11 @@ from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
-from ._common import exact
 from ..lowering.builder import Value
+from ..lowering.registry import lowers
+from ._common import exact
 from ._common.indices import i64_indices, int_indices, known_ranks, output_type, same_rank
 from ._common.inputs import const_ints, foldable, normalize_axis
-from ..lowering.registry import lowers
 from ._common.shape_vectors import elements_of, vector_value
 from ._common.shapes import dims_of, i64
 

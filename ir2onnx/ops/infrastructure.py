@@ -1,7 +1,6 @@
 """Parameter-1, Const-1 and Result-1: the layers every model has (Convert is in :mod:`.conversion`)."""
 from __future__ import annotations
 
-
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.names import input_name
 from ..lowering.builder import Value

@@ -20,8 +20,8 @@ import dataclasses
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints
 from ._common.shapes import i64
 from ._interpolate_scales import (check_run_time_scales, nearest_by_gather, ov_sizes, resize_by_scales,
                                  run_time_scales, runtime_sizes)

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import known_rank
-from ..lowering.registry import lowers
 from ..ir.graph import is_static
+from ..lowering.registry import lowers
+from ._common.inputs import known_rank
 from ._common.shapes import i64
 
 MAX_N = 16

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
 from ._common import exact
 from ._common.inputs import check_broadcast, foldable, same_etype
-from ..lowering.registry import lowers
 
 _WHERE_TYPES = ("f16", "f32", "f64", "i8", "i32", "i64", "u8", "u32")
 _WIDER = {"i16": 6, "u16": 12, "u64": 7}  # TensorProto INT32, UINT32, INT64

@@ -49,9 +49,9 @@ from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
+from ..lowering.registry import lowers
 from ._common.greedy_nms import greedy_nms
 from ._common.nms_outputs import nms_outputs
-from ..lowering.registry import lowers
 from ._common.shapes import i64
 
 FLOATS = ("f32", "f16", "bf16")

@@ -37,8 +37,8 @@ from onnx import TensorProto, helper
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ._common.indices import output_type
 from ..lowering.registry import lowers
+from ._common.indices import output_type
 from ._common.shapes import i64
 from ._nms_rotated_iou import rotated_iou
 

@@ -41,8 +41,8 @@ from onnx import TensorProto
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
-from ._common.indices import output_type
 from ..lowering.registry import lowers
+from ._common.indices import output_type
 from ._common.shapes import i64
 
 FLOATS = ("f32", "f16", "bf16")

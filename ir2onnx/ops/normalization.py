@@ -28,8 +28,8 @@ import dataclasses
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import FOLD_ELEMENTS, FLOAT_TYPES, const_ints, float_input, normalize_axis
 from ._common.shapes import as_int64, i64, shape_of
 from ._layer_norm_affine import layer_norm
 
@@ -81,8 +81,6 @@ def mvn6(ctx, layer, inputs):
         return [x]    # ones for LayerNormalization would be an initializer onnxruntime drops)
     if x.is_const and int(np.prod(x.shape)) <= 4096:
         return [_fold(np.asarray(x.value()), tuple(axes), normalize, eps, inside)]
-    g = ctx.b
-    et = x.etype
     tail = x.shape[axes[0]:]
     if (normalize and inside and ctx.opset >= 17 and axes == list(range(axes[0], rank))
             and all(d is not None for d in tail)):

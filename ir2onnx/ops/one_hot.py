@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import known_rank, normalize_axis
 from ._common.shapes import i64
 
 _INT64, _INT32, _FLOAT, _BOOL = 7, 6, 1, 9  # TensorProto

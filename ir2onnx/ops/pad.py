@@ -14,8 +14,8 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints, foldable
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, foldable
 from ._common.shapes import INT64_MAX, as_int64, dims_of, i64
 
 INT64_MIN = -INT64_MAX - 1

@@ -55,8 +55,8 @@ from onnx import TensorProto, numpy_helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..lowering.builder import Value
-from ._common.greedy_nms import greedy_nms
 from ..lowering.registry import lowers
+from ._common.greedy_nms import greedy_nms
 from ._common.shapes import i64
 
 F32 = np.float32

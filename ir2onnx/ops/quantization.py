@@ -36,9 +36,9 @@ import numpy as np
 from onnx import TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import foldable
 from ..lowering.registry import lowers
 from . import _quantization_qdq as qdq
+from ._common.inputs import foldable
 
 _FLOATS = ("f32", "f16", "bf16", "f64")
 _F32, _F64 = TensorProto.FLOAT, TensorProto.DOUBLE

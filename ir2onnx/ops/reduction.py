@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints, float_input, foldable, known_rank
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, float_input, foldable, known_rank
 from ._common.shapes import as_int64, i64
 
 _INT64 = 7  # TensorProto.INT64

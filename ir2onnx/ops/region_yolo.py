@@ -20,8 +20,8 @@ of ``s*s`` (otherwise OpenVINO's reference reads past its input) and H, W multip
 from __future__ import annotations
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import known_rank, normalize_axis
 from ._common.shapes import dims_of, i64, shape_of
 
 FLOATS = ("f16", "f32", "f64")

@@ -14,8 +14,8 @@ import numpy as np
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import shape_str
 from ..lowering.builder import Value
-from ._common.inputs import FOLD_ELEMENTS
 from ..lowering.registry import lowers
+from ._common.inputs import FOLD_ELEMENTS
 from ._common.shape_vectors import DimOf, elements_of, vector_value
 from ._common.shapes import as_int64, dims_of, i64
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer
-from ._common.inputs import const_ints, float_input, known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, float_input, known_rank, normalize_axis
 from ._common.shapes import INT64_MAX, i64
 
 _FLOAT = 1  # TensorProto.FLOAT

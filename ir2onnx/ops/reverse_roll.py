@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import known_rank
 from ..lowering.registry import lowers
+from ._common.inputs import known_rank
 from ._common.shapes import INT64_MAX, as_int64, dims_of, i64
 
 INT64_MIN = np.iinfo(np.int64).min

@@ -12,12 +12,12 @@ element type (OpenVINO's and ONNX's kernels both accumulate in it).
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto
+from onnx import helper, TensorProto
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
 from ._common.indices import i64_indices, int_indices, known_ranks, same_rank
 from ._common.inputs import const_ints, normalize_axis
-from ..lowering.registry import lowers
 from ._common.shapes import dims_of, i64
 
 
@@ -48,8 +48,6 @@ def _check_updates(layer, data, idx, upd, axis):
 
 def _fill(g, like: str, value, dtype) -> str:
     """A tensor shaped like ``like`` (an int64 shape) filled with ``value``."""
-    from onnx import helper
-
     arr = np.asarray([value], dtype)
     return g.ConstantOfShape(like, value=helper.make_tensor("v", helper.np_dtype_to_tensor_dtype(arr.dtype), [1], arr))
 

@@ -15,8 +15,8 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.indices import i64_indices, known_ranks
 from ..lowering.registry import lowers
+from ._common.indices import i64_indices, known_ranks
 from ._common.shapes import dims_of, i64
 
 _LOWEST_BF16 = -float(np.float32(3.3895313892515355e38))  # -(2 - 2**-7) * 2**127

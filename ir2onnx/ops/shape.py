@@ -15,8 +15,8 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import ElementType, element_type
 from ..ir.graph import is_static
 from ..lowering.builder import Value
-from ._common.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, foldable, normalize_axis
 from ._common.shape_vectors import DimOf, LazyValue, elements_of, vector_value
 from ._common.shapes import as_int64, i64
 

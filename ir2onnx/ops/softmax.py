@@ -3,8 +3,8 @@ opset 13 semantics; SoftMax-8 and LogSoftmax-5 count negative axes from the end)
 from __future__ import annotations
 
 from ..errors import InvalidLayer
-from ._common.inputs import float_input
 from ..lowering.registry import lowers
+from ._common.inputs import float_input
 
 
 def _softmax(ctx, layer, inputs, allow_negative: bool):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints, foldable, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, foldable, normalize_axis
 from ._common.shapes import as_int64, dims_of, i64
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, known_rank, normalize_axis
 from ._common.shapes import as_int64, i64
 
 TYPES = ("f32", "f64", "i32", "i64", "f16", "i8", "i16", "u8", "u16", "u32", "u64")

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.graph import is_static
-from ._common.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import FOLD_ELEMENTS, known_rank, normalize_axis
 from ._common.shapes import dims_of, i64, shape_of
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UnsupportedLayer
-from ._common.inputs import float_elementwise, foldable
 from ..lowering.registry import lowers
+from ._common.inputs import float_elementwise, foldable
 
 # IR type -> (IR version, ONNX op, numpy function, f64 supported by onnxruntime's CPU provider)
 TRIG = {

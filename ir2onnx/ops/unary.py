@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
+from ..lowering.registry import lowers
 from ._common.inputs import FLOAT_TYPES, INT_TYPES, float_elementwise, foldable
 from ._common.integer_division import floor_divide_chain
-from ..lowering.registry import lowers
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
-from ._common.inputs import const_ints, known_rank, normalize_axis
 from ..lowering.registry import lowers
+from ._common.inputs import const_ints, known_rank, normalize_axis
 
 DIRECT = ("f16", "f32", "f64", "i8", "i64")
 WIDEN = ("u8", "i16", "u16", "i32", "u32")

@@ -2,7 +2,6 @@
 the input position it copies (per axis, as open index arrays: all positions at once)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer

@@ -6,6 +6,7 @@ implementation rounds half away from zero; see docs/deviations.md)."""
 from __future__ import annotations
 
 import itertools
+
 import numpy as np
 
 from ..errors import InvalidLayer

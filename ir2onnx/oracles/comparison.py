@@ -2,7 +2,6 @@
 over the broadcast output shape (numpy or none)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InvalidLayer

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidLayer, UnsupportedLayer
+from ..errors import InvalidLayer
 from .elements import broadcast_shape, map_broadcast, pick, wrap
 from .registry import oracle
 

@@ -2,8 +2,6 @@
 float64, rounded once to the input's type (NaN stays NaN)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import InvalidLayer
 from .elements import map_float
 from .registry import oracle

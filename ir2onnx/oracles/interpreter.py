@@ -9,9 +9,12 @@ model's inputs and outputs (:mod:`ir2onnx.ir.names`), so results can be matched 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..errors import InvalidLayer, Ir2OnnxError, UnsupportedLayers
+from ..ir.element_types import TYPES
 from ..ir.graph import Graph, Layer, shape_str
 from ..ir.idioms import extra_sources
 from ..ir.names import input_name, output_names, parameters
@@ -98,10 +101,6 @@ def widened_decompression(graph: Graph) -> set[str]:
 
 def _widen(layer: Layer, inputs: list) -> tuple[Layer, list]:
     """A widened layer evaluated in f32: f16 inputs read as f32, Convert(f16) made Convert(f32)."""
-    import dataclasses
-
-    from ..ir.element_types import TYPES
-
     inputs = [np.asarray(v).astype(np.float32) if np.asarray(v).dtype == np.float16 else v for v in inputs]
     if layer.type == "Convert":
         layer = dataclasses.replace(layer, attrs={**layer.attrs, "destination_type": TYPES["f32"]})

@@ -12,6 +12,7 @@ computes, the spec's ``x <= min(il, ih) -> ol`` is not. The ranges broadcast to 
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ..errors import InvalidLayer, UnsupportedLayer
@@ -63,8 +64,6 @@ def fake_convert(layer, inputs):
     converts without saturation; NNCF writes FakeConvert for OpenVINO, whose arithmetic is the
     model's): ``y = f32(x * scale - shift)`` rounded to f16, clamped to the f8 type's finite range
     (NaN -> -max), rounded to f8 (nearest even), then ``(q + shift) * f32(1 / scale)``."""
-    import ml_dtypes
-
     f8 = {"f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2}[layer.attrs["destination_type"]]
     x = inputs[0]
     if x.dtype.kind != "f" and x.dtype.name != "bfloat16":

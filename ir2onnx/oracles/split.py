@@ -2,7 +2,6 @@
 is mapped back to the input position it copies."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InvalidLayer

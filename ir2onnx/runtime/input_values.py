@@ -27,6 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
+
+from ..ir.names import input_name, parameters
 
 # layers that pass an input's values on (data input 0), possibly reshaped, retyped or reordered
 _PASS_IR = {"Convert", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Broadcast", "Tile",
@@ -169,8 +172,6 @@ def _smallest(a: int | None, b: int | None) -> int | None:
 
 def ir_hints(graph) -> dict[str, Hint]:
     """Input name -> Hint for the Parameters of an IR Graph (only those that index a table)."""
-    from ..ir.names import input_name, parameters
-
     consumers = graph.consumers()
     hints = {}
     for param in parameters(graph):
@@ -199,8 +200,6 @@ def ir_hints(graph) -> dict[str, Hint]:
 
 def onnx_hints(model) -> dict[str, Hint]:
     """Input name -> Hint for the graph inputs of an ONNX ModelProto (weights need not be loaded)."""
-    import onnx
-
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
     except Exception:  # a model shape inference cannot follow: trace with what is declared
@@ -246,8 +245,6 @@ def onnx_hints(model) -> dict[str, Hint]:
 
 def onnx_file_hints(path) -> dict[str, Hint]:
     """:func:`onnx_hints` of an .onnx file, its external data left unread; {} when unreadable."""
-    import onnx
-
     try:
         return onnx_hints(onnx.load(str(path), load_external_data=False))
     except Exception:  # onnxruntime will report an unreadable file in its own words

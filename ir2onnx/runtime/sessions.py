@@ -1,14 +1,18 @@
 """onnxruntime sessions, providers and input generation."""
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 
+import ml_dtypes
 import numpy as np
 import onnxruntime as ort
+from onnx import TensorProto, helper
 
 from ..errors import Ir2OnnxError
 from ..ir.limits import MAX_INPUT_BYTES, over_dims
+from .input_values import generate, shared_dims
 
 MAX_GENERATED_BYTES = MAX_INPUT_BYTES  # refuse to generate random inputs larger than this
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
@@ -39,8 +43,6 @@ _ORT_TYPES = {
 
 
 def _ml_dtype(name: str):
-    import ml_dtypes
-
     return {"tensor(bfloat16)": ml_dtypes.bfloat16, "tensor(float8e4m3fn)": ml_dtypes.float8_e4m3fn,
             "tensor(float8e5m2)": ml_dtypes.float8_e5m2,
             "tensor(float8e8m0)": ml_dtypes.float8_e8m0fnu}.get(name)
@@ -148,8 +150,6 @@ def make_inputs(sess: ort.InferenceSession, given: dict[str, np.ndarray] | None 
     A dynamic dim takes its value from ``shapes``, else from an input it is tied to
     (:func:`ir2onnx.runtime.input_values.shared_dims`), else 1.
     """
-    from .input_values import generate, shared_dims
-
     given, shapes = dict(given or {}), dict(shapes or {})
     check_feed_request(given, shapes, seed)
     names = [i.name for i in sess.get_inputs()]
@@ -202,9 +202,6 @@ def ort_message(e: Exception) -> str:
 
 
 def _ml_onnx_types() -> dict:
-    import ml_dtypes
-    from onnx import TensorProto
-
     return {np.dtype(ml_dtypes.bfloat16): TensorProto.BFLOAT16,
             np.dtype(ml_dtypes.float8_e4m3fn): TensorProto.FLOAT8E4M3FN,
             np.dtype(ml_dtypes.float8_e5m2): TensorProto.FLOAT8E5M2,
@@ -220,8 +217,6 @@ def _ort_output(value, type_str: str) -> np.ndarray:
         if want is None or not value.is_tensor() or value.device_name().lower() != "cpu":
             raise Ir2OnnxError(f"onnxruntime's Python API cannot return {type_str} outputs") from None
         # f8e5m2 has no numpy form there: copy the tensor's bytes (one byte per element)
-        import ctypes
-
         shape = value.shape()
         n = int(np.prod(shape, dtype=np.int64)) * np.dtype(want).itemsize
         raw = ctypes.string_at(value.data_ptr(), n) if n else b""
@@ -287,8 +282,6 @@ def ort_max_opset(upper: int) -> int:
     """
     global _ORT_MAX_OPSET
     if _ORT_MAX_OPSET is None:
-        from onnx import TensorProto, helper
-
         _ORT_MAX_OPSET = 0
         for opset in range(upper, 0, -1):
             x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])

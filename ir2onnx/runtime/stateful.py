@@ -12,6 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph
+from ..ir.names import output_names
+from ..oracles import evaluate
+from ..oracles.state import initial_state as _initial, variables as _variables
+from . import sessions as runtime
 
 STEPS = 4
 NEW = ".new"
@@ -22,15 +26,11 @@ def step_name(name: str, k: int) -> str:
 
 
 def variables(graph: Graph) -> list[str]:
-    from ..oracles.state import variables as _variables
-
     return _variables(graph)
 
 
 def step_output_names(graph: Graph, steps: int) -> list[str]:
     """Every compared name of a ``steps``-step run: outputs, then variables, step by step."""
-    from ..ir.names import output_names
-
     names = list(output_names(graph).values()) + [v + NEW for v in variables(graph)]
     return [step_name(n, k) for k in range(1, steps + 1) for n in names]
 
@@ -42,15 +42,11 @@ def at_step(feeds: dict | list, k: int) -> dict:
 
 def initial_state(graph: Graph, feeds: dict | list) -> dict[str, np.ndarray]:
     """The state the converted model is fed on its first step (the variables' init values)."""
-    from ..oracles.state import initial_state as _initial
-
     return _initial(graph, at_step(feeds, 1))
 
 
 def ort_steps(sess, feeds: dict | list, state: dict, steps: int) -> dict[str, np.ndarray]:
     """Run an onnxruntime session ``steps`` times, feeding each step's ``.new`` back."""
-    from . import sessions as runtime
-
     state, out = dict(state), {}
     for k in range(1, steps + 1):
         got = runtime.run(sess, {**at_step(feeds, k), **state})
@@ -63,8 +59,6 @@ def ort_steps(sess, feeds: dict | list, state: dict, steps: int) -> dict[str, np
 
 def oracle_steps(graph: Graph, feeds: dict | list, steps: int) -> dict[str, np.ndarray]:
     """The oracle interpreter for ``steps`` steps, its state carried in a dict."""
-    from ..oracles import evaluate
-
     state: dict = {}
     out = {}
     for k in range(1, steps + 1):

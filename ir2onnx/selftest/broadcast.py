@@ -2,6 +2,8 @@
 bit for bit with the oracle."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -9,8 +11,6 @@ from .cases import Case, const, ov_build, param
 
 def _broadcast(opset, mode, shape, target, axes=None):
     def make(ops):
-        import importlib
-
         o = importlib.import_module(f"openvino.{opset}")
         x = param(ops, shape)
         args = [x, const(ops, target)] + ([const(ops, axes)] if axes is not None else [])

@@ -11,11 +11,14 @@ so cases may run ahead of the lowerings.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from ..testing import IRWriter
 
 Inputs = Callable[[np.random.Generator], dict] | dict | None
 
@@ -84,8 +87,6 @@ def ir_build(make: Callable, name: str = "case") -> Callable[[Path], Path]:
     """A ``build`` that calls ``make(writer)`` on an :class:`~ir2onnx.testing.IRWriter`."""
 
     def build(folder: Path) -> Path:
-        from ..testing import IRWriter
-
         w = IRWriter(name)
         make(w)
         return w.save(Path(folder) / f"{name}.xml")
@@ -128,8 +129,6 @@ def one_input(build, opset="opset15", shape=(2, 3, 4)):
     """``make`` for ``build(openvino.<opset>, x)`` of one f32 input ``x`` (output ``y``): for ops
     whose builder takes attributes, or lives in an older opset."""
     def make(ops):
-        import importlib
-
         x = param(ops, list(shape))
         return [(build(importlib.import_module(f"openvino.{opset}"), x), "y")], [x]
     return make

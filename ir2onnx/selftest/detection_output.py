@@ -2,6 +2,8 @@
 tolerance), the selection (which rows, labels, order, the -1 row) must agree exactly."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, ov_build, param
@@ -33,8 +35,6 @@ def tied_scores(rng, n: int, p: int, c: int, grid: int = 8) -> np.ndarray:
 
 def _head(version="opset8", p=8, c=3, arm=False, n=1, prior=None, **attrs):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         num_loc = 1 if attrs.get("share_location", True) else c
         loc, conf = param(ops, [n, p * num_loc * 4], name="loc"), param(ops, [n, p * c], name="conf")

@@ -6,7 +6,13 @@ import datetime
 import platform
 
 import numpy as np
+import onnx
+import onnxruntime
 
+from .. import ops  # noqa: F401  (the op modules fill the lowering table)
+from ..lowering.registry import supported
+from ..runtime.sessions import available_providers
+from ..version import __version__
 from .catalog import all_cases
 
 BAD = ("fail", "error")
@@ -15,12 +21,6 @@ NOT_RUN = ("unsupported", "no lowering", "no oracle")
 
 def versions() -> dict[str, str]:
     """The toolchain the matrix was measured with."""
-    import onnx
-    import onnxruntime
-
-    from ..version import __version__
-    from ..runtime.sessions import available_providers
-
     out = {"date": datetime.date.today().isoformat(), "ir2onnx": __version__, "onnx": onnx.__version__,
            "onnxruntime": onnxruntime.__version__, "numpy": np.__version__,
            "python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}",
@@ -59,10 +59,7 @@ def _opsets(results: list) -> str:
 def matrix(columns: list[str], results: list) -> list[tuple[str, int, list[str]]]:
     """Rows ``(op, number of cases, cells)``, the last cell the ONNX opsets the cases converted at;
     registered lowerings without a case say ``no case``."""
-    from .. import ops  # noqa: F401  (the op modules fill the lowering table)
-    from ..lowering.registry import supported
-
-    rows: dict[str, list[CaseResult]] = {}
+    rows: dict[str, list] = {}  # of runner.CaseResult
     for r in results:
         rows.setdefault(r.case.row, []).append(r)
     out = [(op, len(rs), [_cell([r.cells[c] for r in rs]) for c in columns] + [_opsets(rs)])

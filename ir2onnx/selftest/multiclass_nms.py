@@ -1,6 +1,8 @@
 """Selftest cases of MulticlassNms-8/-9 (shared boxes). Compared bit for bit with the oracle."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, ov_build, param
@@ -8,8 +10,6 @@ from .cases import Case, ov_build, param
 
 def _mnms(version, shape=(2, 6, 3), **attrs):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         n, m, c = shape
         boxes, scores = param(ops, [n, None, 4], name="boxes"), param(ops, [n, c, None], name="scores")

@@ -1,6 +1,8 @@
 """Selftest cases of NonMaxSuppression-1/-3/-4/-5/-9. All are compared bit for bit with the oracle."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -11,8 +13,6 @@ DEVIATES = ("OpenVINO 2026.4's CPU plugin suppresses at iou == iou_threshold (th
 
 def _nms(version, enc="corner", srt=True, otype="i64", iou=0.3, st=0.25, shape=(2, 6, 3), mob=3):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         b, n, c = shape
         boxes, scores = param(ops, [b, n, 4], name="boxes"), param(ops, [b, c, n], name="scores")
@@ -26,8 +26,6 @@ def _nms(version, enc="corner", srt=True, otype="i64", iou=0.3, st=0.25, shape=(
 
 def _nms_indices(version, srt=True):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         boxes, scores = param(ops, [2, 6, 4], name="boxes"), param(ops, [2, 3, 6], name="scores")
         node = mod.non_max_suppression(boxes, scores, const(ops, 3), const(ops, 0.3, np.float32),

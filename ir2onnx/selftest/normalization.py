@@ -3,6 +3,8 @@ unless -N says otherwise). Compared with the oracle within the per-type toleranc
 :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ir_build, ov_build, param
@@ -78,8 +80,6 @@ def _gn_expect(groups):
 
 def _batch_norm(version, shape=(2, 3, 4, 4), dtype=np.float32):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.opset{version}")
         x = param(ops, list(shape), dtype)
         return [(mod.batch_norm_inference(x, *[const(ops, p, dtype) for p in _BN], 1e-3), "y")], [x]

@@ -2,6 +2,8 @@
 (negative indices all off; OneHot-16 normalize wraps [-depth, -1])."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -11,8 +13,6 @@ _INDICES = np.array([0, 2, -1, -3, 3, -4, 1], np.int64)
 
 def _one_hot(version, axis, shape=(7,), mode=None, dtype=np.float32, on=5, off=0, index_type=np.int64):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.opset{version}")
         x = param(ops, list(shape), index_type)
         kw = {"negative_indices_mode": mode} if mode else {}

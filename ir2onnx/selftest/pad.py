@@ -1,6 +1,8 @@
 """Selftest cases of Pad-1/-12. All are compared bit for bit with the oracle."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -8,8 +10,6 @@ from .cases import Case, const, ov_build, param
 
 def _pad(opset, mode, begins, ends, shape=(3, 4)):
     def make(ops):
-        import importlib
-
         x = param(ops, list(shape))
         o = importlib.import_module(f"openvino.{opset}")
         return [(o.pad(x, const(ops, begins), const(ops, ends), mode), "y")], [x]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, one_input, ov_build
+from .cases import Case, one_input, ov_build, param
 
 
 def _pool(opset, build, shape):
@@ -18,8 +18,6 @@ AP1, AP14, AP16 = ("AvgPool", "opset1"), ("AvgPool", "opset14"), ("AvgPool", "op
 
 def _max_pool_indices(ops):
     import openvino.opset14 as ops14
-
-    from .cases import param
 
     x = param(ops, [2, 2, 5, 6])
     node = ops14.max_pool(x, [2, 2], [1, 1], [0, 0], [1, 1], [3, 3], "ceil", None, "i32", 1)

@@ -2,6 +2,8 @@
 map and of the image, sliced, as in SSD heads; the boxes fold to a constant."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -13,8 +15,6 @@ def _hw(ops, node):
 
 def _head(version, fn, attrs, fm=(1, 8, 3, 2), image=(1, 3, 30, 20)):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         x, img = param(ops, list(fm), name="x"), param(ops, list(image), name="img")
         return [(getattr(mod, fn)(_hw(ops, x), _hw(ops, img), attrs), "priors")], [x, img]

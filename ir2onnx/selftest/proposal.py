@@ -2,6 +2,8 @@
 tolerance), the selection (which rows, their order, the -1 row) must agree."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, ov_build, param
@@ -12,8 +14,6 @@ U = np.uint32
 
 def _head(version="opset4", n=2, h=3, w=4, info=4, ratios=(0.5, 1.0, 2.0), scales=(8.0, 16.0), **attrs):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         k = len(ratios) * len(scales)
         cls, deltas = param(ops, [n, 2 * k, h, w], name="cls"), param(ops, [n, 4 * k, h, w], name="deltas")

@@ -3,6 +3,8 @@ RNNCell-1. Compared with the oracle within
 the per-type tolerances of :mod:`ir2onnx.harness.compare`."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, ir_build, ov_build, param
@@ -40,8 +42,6 @@ def _shapes(kind, nd=1, batch=3, seq=4, hidden=5):
 
 def _cell(kind, version, *, batch=3, size=3, hidden=5, lbr=False, clip=0.0, peephole=False, dynamic=False):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.opset{version}")
         rng = np.random.default_rng(6)
         g = GATES[kind]

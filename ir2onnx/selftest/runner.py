@@ -18,8 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..harness.compare import compare
+from .. import ops  # noqa: F401  (the op modules fill the lowering table)
 from ..errors import Ir2OnnxError
+from ..harness.check import check, make_feeds, resolve_providers
+from ..harness.compare import compare
+from ..ir.reader import load_ir
+from ..lowering.convert import convert_graph, DEFAULT_OPSET
+from ..lowering.registry import lowering_for
+from ..oracles import evaluate, missing_oracles
+from ..runtime.sessions import PROVIDERS
+from ..testing import openvino_available
 from .cases import Case
 from .catalog import all_cases
 from .matrix import BAD
@@ -71,20 +79,12 @@ def _check_expect(case: Case, outputs: dict, feeds: dict) -> tuple[str, list[str
 
 
 def _missing(graph) -> tuple[list[str], list[str]]:
-    from .. import ops  # noqa: F401  (the op modules fill the lowering table)
-    from ..lowering.registry import lowering_for
-    from ..oracles import missing_oracles
-
     no_low = sorted({f"{l.type}-{l.version}" for l in graph.order if lowering_for(l.type, l.version) is None})
     return no_low, sorted({f"{l.type}-{l.version}" for l in missing_oracles(graph)})
 
 
 def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None) -> None:
     """The spec calls this model an error: the converter and the oracle must both refuse it."""
-    from ..harness.check import make_feeds
-    from ..lowering.convert import convert_graph
-    from ..oracles import evaluate
-
     try:
         convert_graph(graph, *([] if opset is None else [opset]))
         verdict = "fail"
@@ -104,13 +104,8 @@ def _run_invalid(case: Case, graph, cells: dict, notes: list, opset: int | None)
 def run_case(case: Case, columns: list[str], providers: list[str], unavailable: dict[str, str],
              openvino: bool, folder: Path, opset: int | None = None) -> CaseResult:
     """Build, convert, run and compare one case; never raises for a failing case."""
-    from ..harness.check import check, make_feeds
-    from ..ir.reader import load_ir
-
     start = time.perf_counter()
     if case.min_opset is not None:
-        from ..lowering.convert import DEFAULT_OPSET
-
         opset = max(DEFAULT_OPSET if opset is None else opset, case.min_opset)
     cells = {c: "unavailable" if c in unavailable else "n/a" for c in columns}
     notes: list[str] = []
@@ -190,10 +185,6 @@ def run(providers="all", select: list[str] | None = None, openvino: bool = True,
 
     Returns the matrix columns (spec, each requested provider, openvino) and one result per case.
     """
-    from ..harness.check import resolve_providers
-    from ..runtime.sessions import PROVIDERS
-    from ..testing import openvino_available
-
     run_p, missing = resolve_providers(providers)
     unavailable = {b.name: b.message for b in missing}
     if not openvino_available():

@@ -3,6 +3,8 @@ tolerances), with numpy.fft's values where the spec's worked examples would be. 
 pad the input of RDFT/IRDFT are left to tests/test_signal.py (OpenVINO's CPU plugin deviates)."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -10,8 +12,6 @@ from .cases import Case, const, ov_build, param
 
 def _fft(version, fn, shape, axes, sizes=None):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         x = param(ops, shape)
         extra = [const(ops, sizes)] if sizes is not None else []

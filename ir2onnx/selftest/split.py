@@ -13,12 +13,6 @@ def _split(ops):
     return [(node.output(i), f"y{i}") for i in range(3)], [x]
 
 
-def _variadic_split_run_time(ops):
-    x, n = param(ops, [2, None], np.int32), param(ops, [3], np.int64, "n")
-    node = ops.variadic_split(x, const(ops, 1), n)
-    return [(node.output(i), f"y{i}") for i in range(3)], [x, n]
-
-
 def _variadic_split(ops):
     x = param(ops, [2, None], np.int32)
     node = ops.variadic_split(x, const(ops, -1), const(ops, [1, -1, 2]))

@@ -1,6 +1,8 @@
 """Selftest cases of TopK-1/-3/-11. All are compared bit for bit with the oracle."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .cases import Case, const, ov_build, param
@@ -21,8 +23,6 @@ TOPK = ("TopK", "opset11")
 
 def _topk(version, mode, sort, itype=None):
     def make(ops):
-        import importlib
-
         mod = importlib.import_module(f"openvino.{version}")
         x = param(ops, [3, 6])
         extra = (itype,) if itype else ()

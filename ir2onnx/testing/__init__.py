@@ -14,9 +14,14 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
+import onnx
 
-from ..ir.element_types import from_numpy
-from ..ir.element_types import element_type as _etype
+from ..api import convert
+from ..harness.check import check
+from ..harness.report import format_text
+from ..ir.element_types import element_type as _etype, from_numpy
+from ..lowering.builder import pack
+from ..runtime import sessions as runtime
 
 _PRECISION = {"f32": "FP32", "f16": "FP16", "f64": "FP64", "boolean": "BOOL", "u1": "BIN"}
 
@@ -83,8 +88,6 @@ class IRWriter:
         lid = self._id()
         offset = len(self.bin)
         if _etype(etype).bits < 8:
-            from ..lowering.builder import pack
-
             data = pack(array, _etype(etype)) if etype != "u1" else np.packbits(array.reshape(-1).astype(np.uint8)).tobytes()
         else:
             data = np.ascontiguousarray(array, dtype=_etype(etype).numpy).tobytes()
@@ -152,10 +155,6 @@ def run_openvino(xml_path: str | os.PathLike, feeds: dict[str, np.ndarray] | lis
 def run_onnx(xml_path: str | os.PathLike, feeds: dict[str, np.ndarray] | list[np.ndarray],
              opset: int | None = None, provider: str = "cpu") -> list[np.ndarray]:
     """Convert an IR (in memory, checked with full_check) and run it on onnxruntime."""
-    import onnx
-
-    from ..runtime import sessions as runtime
-    from ..api import convert
     model = convert(xml_path, opset=opset, verify=False)  # the session below verifies
     onnx.checker.check_model(model, full_check=True)
     sess = runtime.session(model.SerializeToString(), provider)
@@ -184,9 +183,6 @@ def assert_check(xml_path, weights=None, *, require=("ort:cpu", "oracle", "openv
     """Run :func:`ir2onnx.check` and fail the test, with the full report, unless every pair of
     backends agrees and every backend in ``require`` ran. ``kwargs`` go to ``check`` (inputs,
     shapes, providers, rtol, atol, bitexact ...). Returns the :class:`~ir2onnx.harness.check.CheckResult`."""
-    from ..harness.check import check
-    from ..harness.report import format_text
-
     result = check(xml_path, weights, **kwargs)
     ran = {b.name for b in result.backends if b.status == "ok"}
     missing = [name for name in require if name not in ran]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import ov_parameter, ov_save
+
 
 def fake_quantize(x, lo, hi, levels: int = 256):
     """FakeQuantize with input range == output range."""
@@ -41,8 +43,6 @@ def resnet(path, blocks: int = 3, channels: int = 16, size: int = 32, seed: int 
     Outputs: the logits and the last block's quantized feature map (step 4/255)."""
     import openvino.opset15 as ops
 
-    from . import ov_parameter, ov_save
-
     rng = np.random.default_rng(seed)
     x = ov_parameter([None, 3, size, size])
 
@@ -70,8 +70,6 @@ def transformer_block(path, tokens: int = 64, dim: int = 128, heads: int = 4, se
     """One pre-norm-free encoder block: Q/K/V/O projections and a 4x MLP as quantized MatMuls
     (activation and weight FakeQuantize), softmax attention in float, residual adds."""
     import openvino.opset15 as ops
-
-    from . import ov_parameter, ov_save
 
     rng = np.random.default_rng(seed)
     x = ov_parameter([None, tokens, dim])

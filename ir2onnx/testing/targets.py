@@ -8,6 +8,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..api import convert
+from ..harness.check import check
+from ..harness.compare import compare
+from ..harness.int8_rule import has_fake_quantize, output_steps, step_rule
+from ..harness.rules import _class, TOLERANT
+from ..ir.reader import load_ir
+from ..lowering.convert import convert_graph
+from ..lowering.targets import get, nonstandard_nodes
+from ..runtime import sessions as runtime
+
 
 @dataclass
 class TargetComparison:
@@ -26,12 +36,6 @@ class TargetComparison:
 
 def compare_targets(xml, target: str = "onnx", opset: int | None = None) -> TargetComparison:
     """Convert ``xml`` for ``target`` (at ``opset``) and for the default target and compare."""
-    from ..harness.check import check
-    from ..harness.int8_rule import has_fake_quantize, output_steps
-    from ..ir.reader import load_ir
-    from ..lowering.convert import convert_graph
-    from ..lowering.targets import get, nonstandard_nodes
-
     out = TargetComparison(str(xml))
     graph = load_ir(xml)
     conv = convert_graph(graph, opset, target=target)
@@ -50,9 +54,6 @@ def compare_targets(xml, target: str = "onnx", opset: int | None = None) -> Targ
     qdq = get(target).quantized != "exact"  # onnxruntime's int8 kernels: OpenVINO's steps (int8_rule)
     out.failures, out.compared = _differences(runs["default"], runs[target], target, grid, qdq)
     if out.failures and grid is not None and qdq and not any("@" in n for n in runs["default"]):
-        from ..api import convert
-        from ..runtime import sessions as runtime
-
         plain = [runtime.run(runtime.session(convert(graph, o, target=t, verify=False).SerializeToString(),
                                              optimize=False), feeds)
                  for t, o in (("onnxruntime", None), (target, opset))]
@@ -64,10 +65,6 @@ def _int8(name: str, a, target: str, b, step: float | None, integer: bool):
     """An INT8 IR's output as the check judges it (:mod:`ir2onnx.harness.rules`): in quantization
     steps where a FakeQuantize's grid reaches it, class scores ``[N, C]`` by argmax, else
     element-wise."""
-    from ..harness.compare import compare
-    from ..harness.int8_rule import step_rule
-    from ..harness.rules import TOLERANT, _class
-
     c = compare(name, "default", a, target, b)
     a, b = np.asarray(a), np.asarray(b)
     if c.reason or c.exact or a.size == 0 or a.dtype.kind != "f":
@@ -81,8 +78,6 @@ def _int8(name: str, a, target: str, b, step: float | None, integer: bool):
 
 def _differences(default: dict, other: dict, target: str, grid, integer: bool) -> tuple[list[str], int]:
     """One line per output of ``other`` that the check's rules find apart from ``default``'s."""
-    from ..harness.compare import compare
-
     failures, compared = [], 0
     for name, a in default.items():
         b = other.get(name)

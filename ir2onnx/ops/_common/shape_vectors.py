@@ -13,8 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ...ir.element_types import ElementType
-from ...lowering.builder import Builder, Value
-from ...lowering.builder import LazyValue as BaseLazyValue
+from ...lowering.builder import Builder, LazyValue as BaseLazyValue, Value
 
 MAX_TRACKED = 64  # vectors longer than this carry no per-element knowledge
 

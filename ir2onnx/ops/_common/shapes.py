@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...lowering.builder import Builder, Value
 from ...ir.graph import is_static
+from ...lowering.builder import Builder, Value
 
 INT64_MAX = np.iinfo(np.int64).max
 

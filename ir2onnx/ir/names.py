@@ -64,6 +64,16 @@ def output_names(graph: Graph) -> dict[str, str]:
     return out
 
 
+def variables(graph: Graph) -> list[str]:
+    """The variable ids of a stateful model (ReadValue/Assign), in the order its ReadValues come:
+    the names of its state, as every backend feeds and returns it."""
+    out = []
+    for layer in graph.order:
+        if layer.type == "ReadValue" and layer.attrs["variable_id"] not in out:
+            out.append(layer.attrs["variable_id"])
+    return out
+
+
 def output_name(graph: Graph, result: Layer) -> str:
     """The user-facing name of one Result (see :func:`output_names`)."""
     return output_names(graph)[result.id]

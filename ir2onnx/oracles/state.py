@@ -42,15 +42,6 @@ def assign6(layer, inputs):
     return [np.asarray(inputs[0])] * len(layer.outputs)
 
 
-def variables(graph: Graph) -> list[str]:
-    """The variable ids of a stateful model, in the order its ReadValues come."""
-    out = []
-    for layer in graph.order:
-        if layer.type == "ReadValue" and layer.attrs["variable_id"] not in out:
-            out.append(layer.attrs["variable_id"])
-    return out
-
-
 def initial_state(graph: Graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """What each variable holds on the first step after reset_state: its ReadValue's init value
     for these feeds. Only the layers the init values depend on are evaluated."""

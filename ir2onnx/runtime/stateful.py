@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph
-from ..ir.names import output_names
+from ..ir.names import output_names, variables  # noqa: F401  variables: the state's names, read here by every backend
 from ..oracles import evaluate
-from ..oracles.state import initial_state as _initial, variables as _variables
+from ..oracles.state import initial_state as _initial
 from . import sessions as runtime
 
 STEPS = 4
@@ -23,10 +23,6 @@ NEW = ".new"
 
 def step_name(name: str, k: int) -> str:
     return f"{name}@{k}"
-
-
-def variables(graph: Graph) -> list[str]:
-    return _variables(graph)
 
 
 def step_output_names(graph: Graph, steps: int) -> list[str]:

@@ -270,17 +270,18 @@ def convert_to(graph: Graph, opset: int | None, folder: str,
 REFUSED_EXIT = 3
 
 
-def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: bool = False) -> dict:
-    """:func:`run_openvino` in a child process: OpenVINO's compile_model aborts the whole process
-    on a few edge models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as this
-    backend's failure, not end ``ir2onnx check``. Costs one interpreter start (~1 s). ``layers``:
-    :func:`ir2onnx.harness.layers.run_openvino_layers` instead, ``feeds`` holding its feeds and wanted."""
+def run_in_child(args: list[str], payload) -> object:
+    """``python -m ir2onnx.harness.openvino_child ARGS... IN.pkl OUT.pkl`` with ``payload`` in
+    IN.pkl: OpenVINO in a child process. Its compile_model aborts the whole process on a few edge
+    models (SIGFPE/SIGSEGV, seen while fuzzing), which must be reported as that backend's failure,
+    not end ``ir2onnx check``. Costs one interpreter start (~1 s). Returns what the child wrote;
+    raises :class:`Refused` (exit 3: OpenVINO refuses the model) or RuntimeError (a crash, or
+    any other error: its last stderr line)."""
     with temporary_folder("ir2onnx-ov-") as tmp:
-        inp, out = Path(tmp) / "feeds.pkl", Path(tmp) / "outputs.pkl"
-        inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
-        cmd = [sys.executable, "-m", "ir2onnx.harness.openvino_child", str(graph.xml_path), graph.bin_path or "",
-               str(inp), str(out), str(steps), graph.precision] + (["layers"] if layers else [])
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        inp, out = Path(tmp) / "in.pkl", Path(tmp) / "out.pkl"
+        inp.write_bytes(pickle.dumps(payload))
+        p = subprocess.run([sys.executable, "-m", "ir2onnx.harness.openvino_child", *args, str(inp), str(out)],
+                           capture_output=True, text=True)
         message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
         if p.returncode < 0:
             raise RuntimeError(f"OpenVINO crashed the process ({signal.Signals(-p.returncode).name})")
@@ -289,4 +290,11 @@ def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: boo
         if p.returncode != 0:
             raise RuntimeError(message)
         return pickle.loads(out.read_bytes())  # written by our own child, in our own temp folder
+
+
+def run_openvino_isolated(graph: Graph, feeds: dict, steps: int = 0, layers: bool = False) -> dict:
+    """:func:`run_openvino` in a child process (:func:`run_in_child`); ``layers``:
+    :func:`ir2onnx.harness.layers.run_openvino_layers` instead, ``feeds`` holding its feeds and wanted."""
+    return run_in_child(["layers" if layers else "ir", str(graph.xml_path), graph.bin_path or "", str(steps),
+                         graph.precision or "ir"], feeds if isinstance(feeds, list) else dict(feeds))
 

@@ -1,7 +1,15 @@
-"""``python -m ir2onnx.harness.openvino_child XML BIN FEEDS.pkl OUT.pkl STEPS PRECISION [layers]``: the child process of
-:func:`ir2onnx.harness.backends.run_openvino_isolated` (runs OpenVINO where its crashes cannot end the
-parent; ``layers``: :func:`ir2onnx.harness.layers.run_openvino_layers`). Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the IR, 4 on any other error; the
-message is the last line on stderr."""
+"""``python -m ir2onnx.harness.openvino_child MODE ARGS... IN.pkl OUT.pkl``: OpenVINO in the child
+process of :func:`ir2onnx.harness.backends.run_in_child`, where its crashes cannot end the parent.
+
+- ``ir XML BIN STEPS PRECISION``: :func:`~ir2onnx.harness.backends.run_openvino` on the IR computed
+  at PRECISION (the parent's ``graph.precision``), IN.pkl the feeds;
+- ``layers XML BIN STEPS PRECISION``: :func:`ir2onnx.harness.layers.run_openvino_layers`, IN.pkl
+  ``{"feeds", "wanted"}``;
+- ``onnx MODEL.onnx STEPS``: :func:`ir2onnx.harness.round_trip.run_openvino_onnx`, IN.pkl
+  ``{"feeds", "state"}``.
+
+Exit 0 with OUT.pkl written, 3 when OpenVINO refuses the model, 4 on any other error; the message
+is the last line on stderr."""
 from __future__ import annotations
 
 import pickle
@@ -12,17 +20,24 @@ from ..ir.reader import load_ir
 from ..lowering.convert import computed_graph
 from .backends import REFUSED_EXIT, Refused, run_openvino
 from .layers import run_openvino_layers
+from .round_trip import run_openvino_onnx
+
+
+def _run(mode: str, args: list[str], given):
+    if mode == "onnx":
+        model, steps = args
+        return run_openvino_onnx(model, given["feeds"], given["state"], int(steps))
+    xml, weights, steps, precision = args
+    graph = computed_graph(load_ir(xml, weights or None), precision)
+    if mode == "layers":
+        return run_openvino_layers(graph, given["feeds"], given["wanted"])
+    return run_openvino(graph, given, int(steps))
 
 
 def main(argv: list[str]) -> int:
-    xml, weights, inp, out, steps, precision, *mode = argv
-    graph = computed_graph(load_ir(xml, weights or None), precision)  # the parent's graph.precision
-    given = pickle.loads(Path(inp).read_bytes())
+    mode, *args, inp, out = argv
     try:
-        if mode == ["layers"]:
-            outputs = run_openvino_layers(graph, given["feeds"], given["wanted"])
-        else:
-            outputs = run_openvino(graph, given, int(steps))
+        outputs = _run(mode, args, pickle.loads(Path(inp).read_bytes()))
     except Refused as e:
         print(e, file=sys.stderr)
         return REFUSED_EXIT

@@ -5,23 +5,16 @@ ONNX file with OpenVINO on the IR (and with onnxruntime and the oracles).
 
 A file OpenVINO's ONNX frontend cannot read or compile is reported as ``refused`` (a limit of
 that frontend, with its message), not as a failure of the conversion; outputs that differ are
-failures like any other pair's. ``python -m ir2onnx.harness.round_trip ONNX FEEDS.pkl STATE.pkl
-OUT.pkl STEPS`` is the child process the CLI runs it in (a crash of OpenVINO ends only the child).
+failures like any other pair's. The CLI runs it in a child process
+(:mod:`ir2onnx.harness.openvino_child`): a crash of OpenVINO ends only the child.
 """
 from __future__ import annotations
-
-import pickle
-import signal
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import onnx
 
 from ..runtime.stateful import NEW, at_step, step_name
-from .backends import OPENVINO_EXACT, REFUSED_EXIT, Refused, _as_float, _ov_tensor
+from .backends import OPENVINO_EXACT, Refused, _as_float, _ov_tensor, run_in_child
 
 NAME = "openvino:onnx"
 
@@ -66,36 +59,5 @@ def run_openvino_onnx(model_path, feeds: dict | list, state: dict | None = None,
 
 def run_isolated(model_path, feeds: dict | list, state: dict | None = None, steps: int = 0) -> dict:
     """:func:`run_openvino_onnx` in a child process (OpenVINO's crashes end only the child)."""
-    with tempfile.TemporaryDirectory(prefix="ir2onnx-ov-onnx-") as tmp:
-        inp, st, out = Path(tmp) / "feeds.pkl", Path(tmp) / "state.pkl", Path(tmp) / "out.pkl"
-        inp.write_bytes(pickle.dumps(feeds if isinstance(feeds, list) else dict(feeds)))
-        st.write_bytes(pickle.dumps(dict(state or {})))
-        p = subprocess.run([sys.executable, "-m", "ir2onnx.harness.round_trip", str(model_path), str(inp),
-                            str(st), str(out), str(steps)], capture_output=True, text=True)
-        message = " ".join(p.stderr.strip().splitlines()[-1:]) or f"exit code {p.returncode}"
-        if p.returncode < 0:
-            raise RuntimeError(f"OpenVINO crashed the process ({signal.Signals(-p.returncode).name})")
-        if p.returncode == REFUSED_EXIT:
-            raise Refused(message)
-        if p.returncode != 0:
-            raise RuntimeError(message)
-        return pickle.loads(out.read_bytes())  # written by our own child, in our own temp folder
-
-
-def main(argv: list[str]) -> int:
-    model, inp, st, out, steps = argv
-    try:
-        outputs = run_openvino_onnx(model, pickle.loads(Path(inp).read_bytes()),
-                                    pickle.loads(Path(st).read_bytes()), int(steps))
-    except Refused as e:
-        print(e, file=sys.stderr)
-        return REFUSED_EXIT
-    except Exception as e:  # reported by the parent as this backend's error
-        print(f"{type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
-        return 4
-    Path(out).write_bytes(pickle.dumps(outputs))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    return run_in_child(["onnx", str(model_path), str(steps)],
+                        {"feeds": feeds if isinstance(feeds, list) else dict(feeds), "state": dict(state or {})})

@@ -13,7 +13,7 @@ replaced by 1: the same broadcast of the batch and sequence dims), MatMul broadc
 ``rep``, and the result is reshaped back to ``[B, kv*rep, S, Dv]``. Every score and output is the
 same dot product, over the same elements, as with the repeated heads. The Broadcast and Reshape
 that made the repeated copy are then unused and left out of the model
-(:func:`ir2onnx.lowering.convert.prune`).
+(:func:`ir2onnx.lowering.node_lists.prune`).
 """
 from __future__ import annotations
 

@@ -207,12 +207,15 @@ def _work(conn) -> None:
     """A worker's loop: jobs in, outcomes out. Ctrl-C is the parent's to handle (the terminal sends
     it to the whole group); SIGTERM from the parent unwinds the conversion, removing its
     temporaries; the worker also gets SIGTERM when the parent dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _terminate)
-    _die_with_parent()
-    _MASK(getattr(signal, "SIG_UNBLOCK", 1), _STOPS)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, _terminate)
+        _die_with_parent()
+        _MASK(getattr(signal, "SIG_UNBLOCK", 1), _STOPS)
+    except BaseException:  # a Ctrl-C that reached the worker before it could ignore it (the spawned
+        os._exit(130)      # interpreter does not keep the parent's mask): the parent handles it
     try:
         while True:
             try:

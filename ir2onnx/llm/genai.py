@@ -47,6 +47,20 @@ from .interface import META_PREFIX, cache_layout, document, interface
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                    "vocab.json", "merges.txt", "tokenizer.model", "added_tokens.json",
                    "chat_template.jinja", "chat_template.json")
+
+
+def publish(tmp: Path, out: Path, folder: Path | None, names) -> None:
+    """The files of ``names`` that ``folder`` holds (its config and tokenizer files) copied into
+    the finished folder ``tmp``, then every file of ``tmp`` moved into ``out``: a folder that was
+    written in full beside ``out`` before anything of it appears there."""
+    for name in names:
+        if folder is not None and (folder / name).is_file():
+            shutil.copy(folder / name, tmp / name)
+    out.mkdir(exist_ok=True)
+    for f in tmp.iterdir():
+        f.replace(out / f.name)
+
+
 GENAI_TYPES = {"chatglm", "ernie4_5", "gemma", "gemma2", "gemma3_text", "gpt2", "granite",
                "internlm2", "llama", "mistral", "nemotron", "olmo", "phi", "phi3", "phimoe", "qwen2",
                "qwen3", "smollm3"}  # decoder types onnxruntime-genai 0.18 knows by name

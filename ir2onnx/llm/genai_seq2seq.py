@@ -31,7 +31,7 @@ import onnx
 from onnx import compose
 
 from ..errors import Ir2OnnxError
-from .genai import _remove_unused, _rename, TOKENIZER_FILES
+from .genai import _remove_unused, _rename, publish, TOKENIZER_FILES
 from .optimum import ir_folder, write_folder as write_optimum
 
 _CACHE = re.compile(r"(past_key_values|present)\.(\d+)\.(decoder|encoder)\.(key|value)")
@@ -166,12 +166,7 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
                       location=name + ".data" if big else None)
             onnx.checker.check_model(str(done / name))
         (done / "genai_config.json").write_text(json.dumps(config, indent=4) + "\n")
-        for name in TOKENIZER_FILES:
-            if (folder / name).is_file():
-                shutil.copy(folder / name, done / name)
-        out.mkdir(exist_ok=True)
-        for f in done.iterdir():
-            f.replace(out / f.name)
+        publish(done, out, folder, TOKENIZER_FILES)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if summary is not None:

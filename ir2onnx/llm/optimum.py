@@ -47,7 +47,7 @@ from ..lowering.convert import convert_graph
 from ..runtime.stateful import variables
 from ..verify import verify_model
 from ..writer import save
-from .genai import TOKENIZER_FILES
+from .genai import publish, TOKENIZER_FILES
 from .interface import is_llm
 from .merged_decoder import merge
 from .optimum_names import causal_lm, seq2seq_decoder
@@ -153,12 +153,7 @@ def write_folder(model_dir, out_dir, *, opset=None, external_data=None, verify=T
                 written = [n for n in written if not n.startswith("decoder")] + ["decoder_model_merged.onnx"]
             elif summary is not None:
                 summary.append(f"the decoders are not merged ({why}): two files")
-        for name in (*CONFIG_FILES, *TOKENIZER_FILES):
-            if (folder / name).is_file():
-                shutil.copy(folder / name, tmp / name)
-        out.mkdir(exist_ok=True)
-        for f in tmp.iterdir():
-            f.replace(out / f.name)
+        publish(tmp, out, folder, (*CONFIG_FILES, *TOKENIZER_FILES))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if summary is not None:

@@ -210,3 +210,24 @@ def test_a_signal_while_a_temporary_is_made_waits_until_it_is_recorded(tmp_path,
                 assert path in writer._OWN_TEMPS  # not raised yet: recorded first
     writer.remove_own_temps()  # what main() does on the way out
     assert list(tmp_path.iterdir()) == [] and not writer._OWN_TEMPS
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/status (Linux)")
+def test_a_batch_worker_ignores_ctrl_c_from_its_first_instruction():
+    """A worker imports ir2onnx before its own code runs; a Ctrl-C to the group in that time must
+    not print the import's KeyboardInterrupt traceback (CI saw one). The worker is spawned with
+    SIGINT ignored, which the kernel shows before any of its Python runs."""
+    import multiprocessing as mp
+
+    from ir2onnx.cli import batch
+
+    w = batch._Worker(mp.get_context("spawn"))
+    try:
+        status = Path(f"/proc/{w.process.pid}/status").read_text()
+        ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+        assert ignored & (1 << (signal.SIGINT - 1)), status
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the parent's is back
+    finally:
+        w.conn.send(None)
+        w.process.join(30)
+    assert w.process.exitcode == 0

@@ -17,6 +17,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import wait
@@ -194,10 +195,19 @@ class _Worker:
     def __init__(self, ctx):
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_work, args=(child,), daemon=True)
-        old = _MASK(getattr(signal, "SIG_BLOCK", 0), _STOPS)  # until the worker has its handlers
+        # The worker starts with SIGINT ignored: a spawned interpreter keeps an ignored signal but
+        # not the parent's mask, and Python installs its KeyboardInterrupt handler only where
+        # SIGINT was not ignored, so a Ctrl-C while the worker imports prints no traceback. The
+        # parent blocks SIGINT meanwhile: a blocked signal is kept pending, not dropped, and
+        # reaches the parent's own handler when it is restored.
+        old = _MASK(getattr(signal, "SIG_BLOCK", 0), _STOPS)
+        main = threading.current_thread() is threading.main_thread()  # (signal.signal's rule)
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
             self.process.start()
         finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
             _MASK(getattr(signal, "SIG_SETMASK", 2), old)
         child.close()
         self.job: int | None = None
@@ -214,8 +224,8 @@ def _work(conn) -> None:
         signal.signal(signal.SIGTERM, _terminate)
         _die_with_parent()
         _MASK(getattr(signal, "SIG_UNBLOCK", 1), _STOPS)
-    except BaseException:  # a Ctrl-C that reached the worker before it could ignore it (the spawned
-        os._exit(130)      # interpreter does not keep the parent's mask): the parent handles it
+    except BaseException:  # a stop signal before the worker had its handlers: the parent
+        os._exit(130)      # handles it
     try:
         while True:
             try:

@@ -31,6 +31,7 @@ import onnx
 from onnx import compose
 
 from ..errors import Ir2OnnxError
+from ..lowering.node_lists import captured
 from .genai import _remove_unused, _rename, publish, TOKENIZER_FILES
 from .optimum import ir_folder, write_folder as write_optimum
 
@@ -48,7 +49,7 @@ def genai_cache_name(name: str) -> str:
 
 
 def _keep_inputs_used(graph) -> None:
-    used = {i for n in graph.node for i in n.input} | {o.name for o in graph.output}
+    used = {i for n in graph.node for i in (*n.input, *captured(n))} | {o.name for o in graph.output}
     keep = [i for i in graph.input if i.name in used]
     del graph.input[:]
     graph.input.extend(keep)

@@ -16,25 +16,60 @@ from onnx import TensorProto, helper, numpy_helper
 from ..errors import Ir2OnnxError
 
 
+def _made(nodes) -> set:
+    """Every tensor name ``nodes`` make, in their sub-graphs too."""
+    names = set()
+    for node in nodes:
+        names.update(o for o in node.output if o)
+        for a in node.attribute:
+            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                names.update(_made(g.node))
+    return names
+
+
+def _renamed(node, rename: dict, name: str):
+    """A copy of ``node`` named ``name`` reading and making the names of ``rename``, in its
+    sub-graphs too (an If branch reads outer names)."""
+    n = helper.make_node(node.op_type, [rename.get(i, i) for i in node.input],
+                         [rename.get(o, o) for o in node.output], name=name, domain=node.domain or None)
+    for a in node.attribute:
+        if a.HasField("g") or a.graphs:
+            graphs = [_renamed_graph(g, rename) for g in ([a.g] if a.HasField("g") else a.graphs)]
+            n.attribute.append(helper.make_attribute(a.name, graphs[0] if a.HasField("g") else graphs))
+        else:
+            n.attribute.append(a)
+    return n
+
+
+def _renamed_graph(graph, rename: dict):
+    nodes = [_renamed(node, rename, rename.get(node.name, node.name)) for node in graph.node]
+    outputs = []
+    for o in graph.output:
+        info = type(o)()
+        info.CopyFrom(o)
+        info.name = rename.get(o.name, o.name)
+        outputs.append(info)
+    return helper.make_graph(nodes, rename.get(graph.name, graph.name), list(graph.input), outputs,
+                             initializer=list(graph.initializer))
+
+
 def _branch(model, prefix: str, outputs: list, passthrough: dict):
-    """``model``'s nodes as an If branch: every tensor they make renamed ``prefix + name`` (no
-    branch output may be an outer name), the outputs ``outputs`` (names of the merged model) in
-    order; ``passthrough``: output -> outer input, given by an Identity."""
-    made = {o for n in model.graph.node for o in n.output if o}
-    rename = {name: prefix + name for name in made}
+    """``model``'s nodes as an If branch: every tensor they make renamed ``prefix + name``, in
+    their sub-graphs too (no branch output may be an outer name, and the two branches make the
+    same names), the outputs ``outputs`` (names of the merged model) in order; ``passthrough``:
+    output -> outer input, given by an Identity."""
+    rename = {name: prefix + name for name in _made(model.graph.node)}
+    for node in model.graph.node:  # sub-graphs' node and graph names, unique across the branches
+        for a in node.attribute:
+            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                rename[g.name] = prefix + g.name
+                rename.update((inner.name, prefix + inner.name) for inner in g.node if inner.name)
     nodes, taken = [], set()
     for k, node in enumerate(model.graph.node):
-        if any(a.HasField("g") or a.graphs for a in node.attribute):
-            raise Ir2OnnxError(f"the decoder's node '{node.name}' ({node.op_type}) has a sub-graph: "
-                               f"its outer names cannot be renamed into an If branch")
         name = prefix + (node.name or f"{node.op_type}_{k}")
         name = name if name not in taken else f"{name}_{k}"
         taken.add(name)
-        n = helper.make_node(node.op_type, [rename.get(i, i) for i in node.input],
-                             [rename.get(o, o) for o in node.output], name=name,
-                             domain=node.domain or None)
-        n.attribute.extend(node.attribute)
-        nodes.append(n)
+        nodes.append(_renamed(node, rename, name))
     infos = {o.name: o for o in model.graph.output}
     outs = []
     for name in outputs:
@@ -66,13 +101,31 @@ def _loose(info, other):
     return helper.make_tensor_value_info(info.name, info.type.tensor_type.elem_type, dims)
 
 
+def _same(a, b) -> bool:
+    x, y = numpy_helper.to_array(a), numpy_helper.to_array(b)
+    return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
+
+
+def _rename_reads(graph, rename: dict) -> None:
+    """Every read of a name of ``rename`` in ``graph``'s nodes, their sub-graphs too."""
+    for node in graph.node:
+        node.input[:] = [rename.get(i, i) for i in node.input]
+        for a in node.attribute:
+            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                _rename_reads(g, rename)
+
+
 def merge(first, with_past):
     """The merged decoder (module docstring) of two ModelProtos with their weights."""
     weights = {t.name: t for t in first.graph.initializer}
+    differ = {t.name for t in with_past.graph.initializer if t.name in weights and not _same(weights[t.name], t)}
+    if differ:  # small constants each conversion names in its own order ('const_6'): the first
+        rename = {name: "first/" + name for name in differ}  # step's get names of their own
+        for t in first.graph.initializer:
+            t.name = rename.get(t.name, t.name)
+        _rename_reads(first.graph, rename)
+        weights = {t.name: t for t in first.graph.initializer}
     for t in with_past.graph.initializer:
-        if t.name in weights and not np.array_equal(numpy_helper.to_array(weights[t.name]),
-                                                    numpy_helper.to_array(t)):
-            raise Ir2OnnxError(f"the two decoders hold different weights named '{t.name}'")
         weights.setdefault(t.name, t)
     outputs = [o.name for o in first.graph.output]
     past_outputs = {o.name for o in with_past.graph.output}

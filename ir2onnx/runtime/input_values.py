@@ -216,9 +216,16 @@ def onnx_hints(model) -> dict[str, Hint]:
             consts[node.output[0]] = node.attribute[0].t
             dims[node.output[0]] = list(node.attribute[0].t.dims)
     users: dict[str, list] = {}
-    for node in g.node:
-        for i, name in enumerate(node.input):
-            users.setdefault(name, []).append((node, i))
+
+    def add_users(nodes) -> None:  # an If branch's nodes read outer names too (a cache reorder)
+        for node in nodes:
+            for i, name in enumerate(node.input):
+                users.setdefault(name, []).append((node, i))
+            for a in node.attribute:
+                for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                    add_users(sub.node)
+
+    add_users(g.node)
     hints = {}
     initialized = set(consts)
     for inp in g.input:

@@ -228,30 +228,58 @@ def test_accuracy_level_is_for_genai_folders(tmp_path, capsys):
     assert not (tmp_path / "m.onnx").exists()
 
 
-def test_the_cache_reorder_is_a_plain_gather(tmp_path):
-    """Gather(state, beam_idx, axis 0) -> ONNX Gather: each state input is reordered by beam_idx
-    (negative indices count from the end), and an index out of range raises in onnxruntime as in
-    the framework's index_select (OpenVINO's runtime zeroes the row: docs/deviations.md)."""
+def _reorder_ifs(model, states) -> dict:
+    """state input -> the If that reads it: then-branch Concat(state, new), else-branch
+    Concat(Gather(state, beam_idx), new) (ops/_state_reorder.py)."""
+    from ir2onnx.ops._state_reorder import REORDER_IF
+
+    found = {}
+    for node in model.graph.node:
+        if node.op_type == "If" and node.doc_string == REORDER_IF:
+            branches = {a.name: list(a.g.node) for a in node.attribute}
+            (then,) = branches["then_branch"]
+            gather, concat = branches["else_branch"]
+            assert then.op_type == concat.op_type == "Concat" and gather.op_type == "Gather"
+            assert gather.input[1] == "beam_idx" and gather.input[0] == then.input[0] and concat.input[0] == gather.output[0]
+            found[then.input[0]] = node
+    assert set(found) == set(states), (set(found), states)
+    return found
+
+
+def test_the_cache_reorder_is_skipped_when_it_reorders_nothing(tmp_path):
+    """Gather(state, beam_idx, axis 0) then Concat -> an If: the Concat of the state as it is where
+    beam_idx is arange(batch), else of the ONNX Gather (negative indices count from the end; an
+    index out of range raises in onnxruntime as in the framework's index_select, where OpenVINO's
+    runtime zeroes the row: docs/deviations.md). beam_idx arange over fewer rows than the cache
+    holds takes the Gather. ``--target onnx`` keeps the plain Gather."""
     import onnxruntime as ort
 
     model = cli_convert(xml("llama_fp32"), tmp_path)
     states = {c.input for c in llm.interface(model).caches}
-    gathers = [n for n in model.graph.node if n.op_type == "Gather" and n.input[0] in states]
-    assert len(gathers) == len(states) and all(n.input[1] == "beam_idx" for n in gathers)
-    readers = {n.op_type for n in model.graph.node for g in gathers if g.output[0] in n.input}
-    assert "Where" not in readers
+    _reorder_ifs(model, states)
+    assert not [n for n in model.graph.node if n.op_type in ("Gather", "Where") and n.input[0] in states]
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(7)
     cache = {s: rng.standard_normal((2, 2, 3, 16)).astype(np.float32) for s in states}
     feeds = {"input_ids": np.array([[5], [6]]), "attention_mask": np.ones((2, 4), np.int64),
              "position_ids": np.array([[3], [3]]), **cache}
     names = [o.name for o in sess.get_outputs()]
-    for beams in ([1, 0], [-1, 0], [1, 1]):
+    for beams in ([0, 1], [1, 0], [-1, 0], [1, 1], [0, -1]):
         got = dict(zip(names, sess.run(None, {**feeds, "beam_idx": np.array(beams, np.int32)})))
         for s in states:
             np.testing.assert_array_equal(got[s + ".new"][:, :, :3], cache[s][np.array(beams) % 2])
+    one = {**feeds, "input_ids": np.array([[5]]), "attention_mask": np.ones((1, 4), np.int64),
+           "position_ids": np.array([[3]]), "beam_idx": np.array([0], np.int32)}
+    got = dict(zip(names, sess.run(None, one)))  # arange(1) of a 2-row cache: its first row
+    for s in states:
+        np.testing.assert_array_equal(got[s + ".new"][:, :, :3], cache[s][:1])
     with pytest.raises(Exception, match="out of bounds|out of range|indices"):
         sess.run(None, {**feeds, "beam_idx": np.array([2, 0], np.int32)})
+    assert cli.main(["convert", str(xml("llama_fp32")), "-o", str(tmp_path / "s.onnx"), "-q", "--target", "onnx"]) == 0
+    standard = onnx.load(tmp_path / "s.onnx")
+    gathers = [n for n in standard.graph.node if n.op_type == "Gather" and n.input[0] in states]
+    assert len(gathers) == len(states) and all(n.input[1] == "beam_idx" for n in gathers)
+    assert not [n for n in standard.graph.node if n.op_type == "If"]
 
 
 def cli_convert(path, tmp_path):
@@ -260,9 +288,14 @@ def cli_convert(path, tmp_path):
 
 
 def test_the_new_cache_is_written_by_its_concat(tmp_path):
-    """onnxruntime copies a tensor for an Identity into a graph output: each `<variable>.new`
-    is written by the Concat that appends the step's key or value, with no Identity."""
+    """onnxruntime copies a tensor for an Identity into a graph output, and an outer tensor that
+    an If's branch gives back: each `<variable>.new` is the output of the reorder If, whose
+    branches both end in the Concat that appends the step's key or value, with no Identity."""
     model = cli_convert(xml("llama_int4"), tmp_path)
-    producers = {o: n.op_type for n in model.graph.node for o in n.output}
-    news = [o.name for o in model.graph.output if o.name.endswith(".new")]
-    assert news and all(producers[n] == "Concat" for n in news), {n: producers[n] for n in news}
+    states = {c.input for c in llm.interface(model).caches}
+    ifs = _reorder_ifs(model, states)
+    news = {s: s + ".new" for s in states}
+    assert all(ifs[s].output[0] == news[s] for s in states), {s: ifs[s].output[0] for s in states}
+    for node in ifs.values():
+        for a in node.attribute:
+            assert a.g.output[0].name == a.g.node[-1].output[0] and a.g.node[-1].op_type == "Concat"

@@ -36,10 +36,13 @@ import tempfile
 from pathlib import Path
 
 import onnxruntime as ort
+from onnx import TensorProto, helper
 
 from ..errors import Ir2OnnxError
 from ..ir.graph import Graph
 from ..lowering.convert import convert_graph
+from ..lowering.node_lists import captured
+from ..ops._state_reorder import REORDER_IF
 from ..verify import verify_model
 from ..writer import save
 from .interface import META_PREFIX, cache_layout, document, interface
@@ -103,6 +106,9 @@ def _drop_beam_idx(model, caches: dict[str, int]) -> None:
     graph = model.graph
     if not any(i.name == "beam_idx" for i in graph.input):
         return
+    _keep_arange_branches(graph)
+    _remove_unused(graph)  # the Ifs' conditions
+    _batch_for_beam_count(model, caches)
     tainted = {"beam_idx"}
     for node in graph.node:  # topological order
         if not any(n in tainted for n in node.input):
@@ -126,14 +132,51 @@ def _drop_beam_idx(model, caches: dict[str, int]) -> None:
     graph.input.extend(keep)
 
 
+def _keep_arange_branches(graph) -> None:
+    """Each If that skips a cache reorder when beam_idx is arange(batch) (the plain conversion's
+    :data:`~ir2onnx.ops._state_reorder.REORDER_IF`) becomes its then-branch: beam_idx is that."""
+    nodes = []
+    for node in graph.node:
+        if node.op_type != "If" or node.doc_string != REORDER_IF:
+            nodes.append(node)
+            continue
+        branch = next(a.g for a in node.attribute if a.name == "then_branch")
+        names = {o.name: out for o, out in zip(branch.output, node.output)}
+        for inner in branch.node:
+            inner.input[:] = [names.get(i, i) for i in inner.input]
+            inner.output[:] = [names.get(o, o) for o in inner.output]
+            nodes.append(inner)
+    del graph.node[:]
+    graph.node.extend(nodes)
+
+
+def _batch_for_beam_count(model, caches: dict[str, int]) -> None:
+    """``Shape(beam_idx)`` (the reordered cache's rows, :meth:`~ir2onnx.ops._state_reorder.
+    Reordered.shape_vector`) becomes a cache's batch dim, ``Gather(Shape(cache), [axis])``:
+    beam_idx is arange(batch)."""
+    if not caches:
+        return
+    cache, axis = next(iter(caches.items()))
+    nodes = []
+    for node in model.graph.node:
+        if node.op_type == "Shape" and node.input[0] == "beam_idx":
+            whole, index = node.output[0] + "/cache_shape", node.output[0] + "/batch_axis"
+            model.graph.initializer.append(helper.make_tensor(index, TensorProto.INT64, [1], [axis]))
+            nodes.append(helper.make_node("Shape", [cache], [whole], name=node.name + "/cache_shape"))
+            node = helper.make_node("Gather", [whole, index], list(node.output), name=node.name, axis=0)
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+
+
 def _remove_unused(graph) -> None:
-    """Drop nodes none of whose outputs is used (a node with sub-graphs is kept)."""
+    """Drop nodes none of whose outputs is used (names read inside an If's branches are used)."""
     while True:
         used = {o.name for o in graph.output}
         for node in graph.node:
             used.update(node.input)
-        dead = [n for n in graph.node if not any(o in used for o in n.output)
-                and not any(a.g.node or a.graphs for a in n.attribute)]
+            used.update(captured(node))
+        dead = [n for n in graph.node if not any(o in used for o in n.output)]
         if not dead:
             return
         for node in dead:

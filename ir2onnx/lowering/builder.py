@@ -212,6 +212,18 @@ class Builder:
         self.node_layers[node.name] = self.layer_name
         return outs[0] if _outputs == 1 and _names is None else outs
 
+    def subgraph(self, make: Callable[[], list[tuple[str, ElementType, Shape]]]) -> onnx.GraphProto:
+        """A graph (an If branch) of the nodes ``make()`` adds, taken out of this one; its outputs
+        are the (name, element type, shape) that ``make`` returns. Values it reads that were made
+        before it are read from the outer graph (name them first: a lazy value emitted inside
+        would not be seen outside); initializers stay the outer graph's."""
+        start = len(self.nodes)
+        outputs = make()
+        nodes = self.nodes[start:]
+        del self.nodes[start:]
+        return helper.make_graph(nodes, self.unique("branch"), [],
+                                 [self.value_info(name, etype, shape) for name, etype, shape in outputs])
+
     def __getattr__(self, op_type: str) -> Callable[..., Any]:
         if not op_type[:1].isupper():
             raise AttributeError(op_type)

@@ -21,6 +21,7 @@ from ..errors import InvalidLayer, UnsupportedLayer
 from ..ir.element_types import element_type
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
+from . import _state_reorder as reorder
 from ._common import exact
 from ._common.indices import i64_indices, int_indices, known_ranks, output_type, same_rank
 from ._common.inputs import const_ints, foldable, normalize_axis
@@ -69,7 +70,9 @@ def _gather(ctx, layer, inputs, negative: bool):
                 return [vector_value(g, data.etype, idx.shape, picked, lambda: g.Gather(data, i64(g, idx), axis=0))]
             return [g.Gather(data, i64(g, idx), axis=axis)]
     if axis == 0 and negative and _reorders_state(ctx, layer, data, indices):
-        return [ctx.b.Gather(data, indices, axis=0)]  # i32 or i64 indices, as ONNX's Gather takes
+        # i32 or i64 indices, as ONNX's Gather takes; emitted where read (a Concat that appends
+        # to the cache skips it when beam_idx reorders nothing: ._state_reorder)
+        return [reorder.reordered(ctx, data, indices, out_shape)]
     return [_masked_gather(ctx, data, indices, axis, rank, negative, out_shape)]
 
 

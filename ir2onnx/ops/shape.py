@@ -1,5 +1,7 @@
 """ShapeOf-1/-3, Concat-1, Squeeze-1/-15, Unsqueeze-1 (Gather is in :mod:`.indexing`): the ops of
 OpenVINO's shape subgraphs (``ShapeOf -> Gather -> Concat -> Reshape``) and their general forms.
+A Concat that appends to a KV cache reordered by beam_idx skips the reorder when it reorders
+nothing (:mod:`._state_reorder`).
 
 Shape vectors carry per-element knowledge while converting (:mod:`ir2onnx.ops._common.shape_vectors`),
 so Reshape can resolve a pattern built from its own input's shape without leaving dead
@@ -16,6 +18,7 @@ from ..ir.element_types import ElementType, element_type
 from ..ir.graph import is_static
 from ..lowering.builder import Value
 from ..lowering.registry import lowers
+from . import _state_reorder as reorder
 from ._common.inputs import const_ints, foldable, normalize_axis
 from ._common.shape_vectors import DimOf, LazyValue, elements_of, vector_value
 from ._common.shapes import as_int64, i64
@@ -28,7 +31,7 @@ def _shape_of(ctx, layer, x: Value, etype: ElementType):
     g = ctx.b
 
     def emit() -> str:
-        s = g.Shape(x)
+        s = x.shape_vector(g) if isinstance(x, reorder.Reordered) else g.Shape(x)
         return s if etype.name == "i64" else g.Cast(s, to=etype.onnx)
 
     if x.shape is None:
@@ -79,7 +82,8 @@ def concat(ctx, layer, inputs):
     if rank == 1 and all(p is not None for p in parts):
         elements = tuple(e for p in parts for e in p)
         return [vector_value(g, inputs[0].etype, (len(elements),), elements, lambda: g.Concat(*inputs, axis=0))]
-    return [g.Concat(*inputs, axis=axis)]
+    out = reorder.concat(ctx, inputs, axis, inputs[0].etype, layer.outputs[0].shape)
+    return [out if out is not None else g.Concat(*inputs, axis=axis)]
 
 
 # -- Squeeze / Unsqueeze ---------------------------------------------------------------------

@@ -61,6 +61,25 @@ def test_a_moved_relabelled_or_missing_box_fails():
     assert _judge(a, {"det": _ssd_rows([FACE, shifted])}, tolerant=True).passed  # INT8: task level
 
 
+def test_inverted_and_empty_boxes_match_their_equals():
+    """DetectionOutput decodes corners without swapping them (a location offset gives x_max <
+    x_min) and may give a box of no area: equal rows match, a moved one does not (the selftest's
+    corner-code case once failed with three equal outputs)."""
+    inverted = (1, 0.9, (0.60, 0.70, 0.15, 0.40))
+    point = (2, 0.8, (0.5, 0.5, 0.5, 0.5))
+    line = (2, 0.7, (0.1, 0.2, 0.1, 0.6))
+    a = {"det": _ssd_rows([inverted, point, line])}
+    c = _judge(a, {"det": _ssd_rows([line, inverted, point])})
+    assert c.passed and c.metrics["matched"] == 3 and c.metrics["unmatched"] == 0, c.detail
+    upright = (1, 0.9, (0.15, 0.40, 0.60, 0.70))  # the same region, corners in order
+    c = _judge(a, {"det": _ssd_rows([upright, point, line])})
+    assert c.metrics["unmatched"] == 0 and c.metrics["worst_iou"] == 1.0
+    assert not c.passed  # IoU 1, but the coordinates are not the other backend's
+    moved = (1, 0.9, (0.61, 0.70, 0.95, 0.40))
+    assert _judge(a, {"det": _ssd_rows([moved, point, line])}).metrics["unmatched"] == 2
+    assert _judge(a, {"det": _ssd_rows([inverted, (2, 0.8, (0.6, 0.5, 0.6, 0.5)), line])}).metrics["unmatched"] == 2
+
+
 def test_a_row_near_the_threshold_and_the_score_limit():
     a = {"det": _ssd_rows([FACE, (2, 0.31, CAR[2])])}
     b = {"det": _ssd_rows([FACE, (2, 0.29, CAR[2])])}

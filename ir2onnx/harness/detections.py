@@ -63,16 +63,25 @@ def rows(layout: str, boxes: np.ndarray, labels: np.ndarray | None = None,
     return Rows(np.zeros(n), label, score, r[:, :4])
 
 
+def _ordered(b: np.ndarray) -> np.ndarray:
+    """Boxes with their corners ordered: DetectionOutput decodes (x_min, y_min, x_max, y_max)
+    without swapping, so a location offset can give x_max < x_min; the region is the same."""
+    return np.concatenate([np.minimum(b[..., :2], b[..., 2:]), np.maximum(b[..., :2], b[..., 2:])], -1)
+
+
 def _iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """IoU of ``box`` with each of ``others``; 1 for an equal box of no area (a point or a line)."""
+    same = np.all(others == box, axis=-1)
+    box, others = _ordered(box), _ordered(others)
     x0 = np.maximum(box[0], others[:, 0])
     y0 = np.maximum(box[1], others[:, 1])
     x1 = np.minimum(box[2], others[:, 2])
     y1 = np.minimum(box[3], others[:, 3])
     inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = lambda b: np.clip(b[..., 2] - b[..., 0], 0, None) * np.clip(b[..., 3] - b[..., 1], 0, None)
+    area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
     union = area(box) + area(others) - inter
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(union > 0, inter / union, 0.0)
+        return np.where(union > 0, inter / union, same.astype(np.float64))
 
 
 @dataclass
@@ -118,7 +127,7 @@ def match(a: Rows, b: Rows, threshold: float, score_limit: float) -> Match:
     worst_iou = 1.0
     for i, j, iou in pairs:
         score_error = max(score_error, abs(a.score[i] - b.score[j]))
-        side = max(a.box[i, 2] - a.box[i, 0], a.box[i, 3] - a.box[i, 1], 1e-12)
+        side = max(abs(a.box[i, 2] - a.box[i, 0]), abs(a.box[i, 3] - a.box[i, 1]), 1e-12)
         box_error = max(box_error, float(np.max(np.abs(a.box[i] - b.box[j]))) / side)
         worst_iou = min(worst_iou, float(iou))
     return Match((len(a_top), len(b_top)), len(pairs), unmatched, float(score_error), box_error, worst_iou)

@@ -10,8 +10,8 @@ those of a beam search that drop or repeat beams, and gathering the rows ``0 .. 
        then: Concat(cache, new ...), else: Concat(Gather(cache, beam_idx, axis 0), new ...))
 
 Both branches compute what the Gather and the Concat compute. The then-branch leaves out one copy
-of every cache per step (at a 2,000-token context, a third of the decode time of a 110M
-Llama-style model). The Concat sits in the branches because onnxruntime copies a branch output
+of every cache per step (at a 2,000-token context, about a fifth of the decode time of a 110M
+Llama-style model: 3 of 16 ms). The Concat sits in the branches because onnxruntime copies a branch output
 that is an outer value, and writes one that a branch node makes in place.
 
 The Gather itself is emitted only when something other than such a Concat reads it; its shape

@@ -1,7 +1,8 @@
 """No output destroys a file (issue 30): an output is never the weights or the .xml being read
 (compared by identity: another name, a hard link, a symlink, the external-data file), never a
-FIFO, a device or a directory; legal long names work; ``run --save`` and ``check --report`` are
-written atomically like ``convert``'s output, and a write that fails half-way leaves nothing."""
+FIFO, a device or a directory; legal long names work; ``run --save``, ``check --report`` (one
+model or a folder) and ``selftest --report`` are written atomically like ``convert``'s output,
+and a write that fails half-way leaves nothing."""
 from __future__ import annotations
 
 import os
@@ -178,14 +179,21 @@ def _file_size_limit(limit: int):
 
 @pytest.mark.parametrize("command, limit", [("convert", 100),
                                             pytest.param("run --save", 1000, marks=pytest.mark.slow),
-                                            pytest.param("check --report", 1000, marks=pytest.mark.slow)])
+                                            pytest.param("check --report", 1000, marks=pytest.mark.slow),
+                                            ("check FOLDER --report", 400), ("selftest --report", 100)])
 def test_a_failed_write_exits_2_and_leaves_nothing(tmp_path, xml, command, limit):
     """RLIMIT_FSIZE makes a write fail half-way (EFBIG) as a full disk does (ENOSPC): the temporary
     model of run and check fits under the limit, the output does not."""
     out = tmp_path / "out"
     argv = {"convert": ["convert", str(xml), "-o", str(out / "m.onnx")],
             "run --save": ["run", str(xml), "--shape", "x=1000,3", "--save", str(out / "o.npz")],
-            "check --report": ["check", str(xml), "--no-openvino", "--quiet", "--report", str(out / "r.json")]}[command]
+            "check --report": ["check", str(xml), "--no-openvino", "--quiet", "--report", str(out / "r.json")],
+            "check FOLDER --report": ["check", str(xml.parent / "models"), "--no-openvino", "--quiet",
+                                      "--report", str(out / "r.md")],
+            "selftest --report": ["selftest", "-k", "abs/", "--no-openvino", "--report", str(out / "r.md")]}[command]
+    (xml.parent / "models").mkdir()
+    for f in (xml, xml.with_suffix(".bin")):
+        shutil.copy(f, xml.parent / "models" / f.name)
     out.mkdir()
     p = subprocess.run([sys.executable, "-m", "ir2onnx", *argv], capture_output=True, text=True,
                        preexec_fn=_file_size_limit(limit), env=dict(os.environ, PYTHONPATH=str(ROOT)))

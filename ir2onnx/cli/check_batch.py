@@ -16,6 +16,7 @@ from ..harness.check import check
 from ..harness.report import _finite, to_dict, to_markdown
 from ..ir.names import input_name, parameters
 from ..ir.reader import load_ir
+from ..writer import atomic_file
 from .batch import model_files, run_parallel
 from .paths import os_errors
 
@@ -125,7 +126,8 @@ def write(rows: list[Row], path: str, interrupted: bool) -> None:
     else:
         text = "# ir2onnx check of " + str(len(rows)) + " model(s)\n\n```\n" + table(rows, interrupted) + "\n```\n"
         text += "".join(f"\n---\n\n{r.markdown}" for r in rows if r.markdown)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    with atomic_file(path, "w", what="--report file") as f:
+        f.write(text + "\n")
 
 
 def headline(c) -> str:

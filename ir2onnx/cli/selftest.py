@@ -10,6 +10,8 @@ from ..harness.backends import provider_status
 from ..selftest.matrix import NOT_RUN, format_matrix, matrix, report_text
 from ..selftest.runner import run
 from ..testing import openvino_available
+from ..writer import atomic_file
+from .paths import os_errors
 
 
 def add_command(sub) -> None:
@@ -49,7 +51,8 @@ def cmd_selftest(args) -> int:
     if args.report:
         path = Path(args.report)
         previous = path.read_text(encoding="utf-8") if path.is_file() else None
-        path.write_text(report_text(previous, text), encoding="utf-8")
+        with os_errors("write the --report file"), atomic_file(path, "w", what="--report file") as f:
+            f.write(report_text(previous, text))
     if any(r.failed for r in results):
         return 1
     if args.strict and any(any(k in cell for k in NOT_RUN + ("no case",))

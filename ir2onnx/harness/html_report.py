@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import Ir2OnnxError
 from ..version import __version__
+from ..writer import atomic_file
 from .report_plots import detections, drift_plot, histogram, image_input, is_detection_output, scatter, value_pairs
 
 SCORE_THRESHOLD = 0.3  # detections drawn: score at least this (the detection rule's default)
@@ -164,5 +165,6 @@ def to_html(result, threshold: float | None = None) -> str:
 
 def write_html(result, path: str | os.PathLike, threshold: float | None = None) -> Path:
     path = Path(path)
-    path.write_text(to_html(result, threshold), encoding="utf-8")
+    with atomic_file(path, "w", what="--html file", reads=(str(result.model),)) as f:
+        f.write(to_html(result, threshold))
     return path

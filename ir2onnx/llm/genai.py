@@ -44,7 +44,7 @@ from ..lowering.convert import convert_graph
 from ..lowering.node_lists import captured
 from ..ops._state_reorder import REORDER_IF
 from ..verify import verify_model
-from ..writer import save
+from ..writer import atomic_file, save
 from .interface import META_PREFIX, cache_layout, document, interface
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
@@ -393,7 +393,8 @@ def write_folder(graph: Graph, out_dir, *, opset=None, external_data=None, verif
                            if accuracy_level == 0 else
                            "compressed weights: genai's onnxruntime runs them as MatMulNBits at its "
                            "default accuracy level 4 (int8 activations; --accuracy-level 0: exact, slower)")
-    (out / "genai_config.json").write_text(json.dumps(config, indent=4) + "\n")
+    with atomic_file(out / "genai_config.json", "w", what="genai_config.json") as f:
+        f.write(json.dumps(config, indent=4) + "\n")
     for name in TOKENIZER_FILES:
         if folder and (folder / name).is_file():
             shutil.copy(folder / name, out / name)

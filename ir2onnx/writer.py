@@ -118,11 +118,15 @@ def _made(path: str) -> str:
 @contextlib.contextmanager
 def temporary_folder(prefix: str = "ir2onnx-"):
     """A temporary folder (in the system's temp dir) that is removed on the way out, also when a
-    signal (:func:`ir2onnx.cli.main`'s handlers) ends the program."""
+    signal (:func:`ir2onnx.cli.main`'s handlers) ends the program. It is named like the
+    temporaries beside an output (:func:`temp_prefix`: this machine and process), so that the
+    folders of a process killed by SIGKILL are swept by the next one."""
     path = None
+    folder = tempfile.gettempdir()
+    sweep_stale_temps(folder)
     try:
         with _signals_held():  # (a signal held here is raised on leaving it, path set)
-            path = _made(tempfile.mkdtemp(prefix=prefix))
+            path = _made(tempfile.mkdtemp(prefix=temp_prefix(prefix.strip("-") or "ir2onnx"), dir=folder))
         yield path
     finally:
         if path is not None:

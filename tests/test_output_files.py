@@ -222,6 +222,22 @@ def _dead_pid() -> int:
     return p.pid
 
 
+def test_the_temporary_folder_of_a_killed_run_is_swept_by_the_next(tmp_path, monkeypatch):
+    """run and check work in a folder of the system's temp dir, named like the temporaries beside
+    an output: a SIGKILL leaves it, and the next command's temporary folder removes it."""
+    from ir2onnx.writer import temporary_folder
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    with temporary_folder("ir2onnx-check-") as mine:
+        assert Path(mine).parent == tmp_path and Path(mine).name.startswith(temp_prefix("ir2onnx-check"))
+        stale = Path(mine.replace(f"-{os.getpid()}-", f"-{_dead_pid()}-"))
+    stale.mkdir()
+    (stale / "model.onnx").write_bytes(b"left by a killed run")
+    with temporary_folder("ir2onnx-") as again:
+        assert not stale.exists() and Path(again).exists()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_stale_temporary_of_a_dead_process_is_swept_and_a_live_one_kept(tmp_path):
     live = tmp_path / (temp_prefix("m.onnx") + "abcdefgh")  # this process's: alive
     prefix = temp_prefix("m.onnx")

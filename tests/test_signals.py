@@ -79,7 +79,7 @@ def test_sigterm_during_run_and_check_removes_their_temporary_folder(tmp_path, b
     tmp.mkdir()
     argv = [command, big] + (["--no-openvino", "--no-oracle"] if command == "check" else [])
     p = _start(argv, tmp)
-    _wait_for(p, tmp, "ir2onnx-*/*.onnx")
+    _wait_for(p, tmp, ".ir2onnx*.ir2onnx-tmp-*/*.onnx")
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 143, err
@@ -93,10 +93,13 @@ def test_after_sigkill_the_target_is_old_or_absent_and_the_next_run_sweeps(tmp_p
     out = tmp_path / "out"
     out.mkdir()
     (out / "old.onnx").write_bytes(b"the old file")
-    p = _start(["convert", big, "-o", out / "big.onnx"], tmp_path)
-    q = _start(["convert", big, "-o", out / "old.onnx"], tmp_path)
-    temps = [_wait_for(p, out, ".big.onnx.ir2onnx-tmp-*"), _wait_for(q, out, ".old.onnx.ir2onnx-tmp-*")]
-    for r in (p, q):
+    temps, stopped = [], []
+    for name in ("big.onnx", "old.onnx"):  # one at a time (a convert takes a fraction of a
+        r = _start(["convert", big, "-o", out / name], tmp_path)  # second), frozen while the
+        temps.append(_wait_for(r, out, f".{name}.ir2onnx-tmp-*"))  # other starts: alive, its
+        r.send_signal(signal.SIGSTOP)  # temporary is not swept
+        stopped.append(r)
+    for r in stopped:
         r.kill()
         r.communicate()
     assert all(t.exists() for t in temps)  # a killed process cannot clean up

@@ -150,6 +150,20 @@ def genai_runner(folder: Path, threads: int):
     return generate
 
 
+def rounds(runners: dict, ids: np.ndarray, count: int, block: int, tokens: int, warm: int = 4):
+    """Each runner in turn, ``count`` rounds: an untimed ``warm``-token run (threads and caches
+    settle), then ``block`` runs of ``tokens`` tokens. Returns runner -> the per-round medians of
+    the per-token times (the prompt step left out), and runner -> its first tokens."""
+    per_token: dict = {k: [] for k in runners}
+    first: dict = {}
+    for _ in range(count):
+        for name, generate in runners.items():
+            first[name], _ = generate(ids, warm)
+            times = [np.median(generate(ids, tokens)[1][1:]) for _ in range(block)]
+            per_token[name].append(float(np.median(times)))
+    return per_token, first
+
+
 def sizes(onnx_path: Path, bin_path: Path) -> str:
     total = sum(p.stat().st_size for p in onnx_path.parent.glob(onnx_path.name + "*"))
     return f"{total / 1e6:.1f} MB ({total / bin_path.stat().st_size:.3f}x the .bin's {bin_path.stat().st_size / 1e6:.1f} MB)"
@@ -200,13 +214,7 @@ def main() -> None:
         runners = {k: v for k, v in runners.items() if k in args.only or k in ("ort", args.baseline)}
     for length in args.prompt:
         ids = np.random.default_rng(0).integers(3, 1000, size=(1, length)).astype(np.int64)
-        per_token = {k: [] for k in runners}
-        first_tokens = {}
-        for _ in range(args.rounds):
-            for name, generate in runners.items():
-                first_tokens[name], _ = generate(ids, 4)  # untimed: threads and caches settle
-                block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
-                per_token[name].append(float(np.median(block)))
+        per_token, first_tokens = rounds(runners, ids, args.rounds, args.block, args.tokens)
         base = np.array(per_token[args.baseline])
         print(f"threads {args.threads}, spinning {SPINNING[0]}, prompt {length}, {args.tokens} tokens, "
               f"{args.rounds} rounds of {args.block}")

@@ -48,13 +48,7 @@ def main() -> None:
         path = convert_file(xml, tmp / f"{target}{opset}.onnx", target=target, opset=int(opset) if opset else None)
         runners[spec] = bench_llm.ort_runner(path, args.threads)
     ids = np.random.default_rng(0).integers(3, 100, size=(1, args.prompt)).astype(np.int64)
-    per_token = {k: [] for k in runners}
-    first = {}
-    for _ in range(args.rounds):
-        for name, generate in runners.items():
-            first[name], _ = generate(ids, 8)  # untimed: threads and caches settle
-            block = [np.median(generate(ids, args.tokens)[1][1:]) for _ in range(args.block)]
-            per_token[name].append(float(np.median(block)))
+    per_token, first = bench_llm.rounds(runners, ids, args.rounds, args.block, args.tokens, warm=8)
     base = np.array(per_token[args.targets[0]])
     print(f"{args.ir_dir.name}: threads {args.threads}, prompt {args.prompt}, {args.tokens} tokens, "
           f"{args.rounds} rounds of {args.block}, accuracy level {args.accuracy_level}")

@@ -62,9 +62,10 @@ def _is_arange(ctx, order: Value) -> tuple[str, str]:
 
 
 def concat(ctx, inputs: list[Value], axis: int, etype, shape) -> str | None:
-    """Concat of ``inputs`` whose first is an unread :class:`Reordered` as the If above, else None."""
+    """Concat of ``inputs`` whose first is a :class:`Reordered` as the If above, else None (a
+    Gather that something else reads is emitted for that reader; the If's branches do not use it)."""
     first = inputs[0]
-    if not isinstance(first, Reordered) or first._name is not None or any(isinstance(v, Reordered) for v in inputs[1:]):
+    if not isinstance(first, Reordered) or any(isinstance(v, Reordered) for v in inputs[1:]):
         return None
     g = ctx.b
     for v in (first.state, first.order, *inputs[1:]):

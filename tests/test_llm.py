@@ -171,6 +171,25 @@ def test_genai_refuses_what_is_not_an_llm(tmp_path, capsys):
     assert "not both" in capsys.readouterr().err
 
 
+def test_an_optimum_intel_folder_with_its_tokenizer_irs_stands_for_its_model(tmp_path, capsys):
+    """optimum-cli writes openvino_tokenizer.xml and openvino_detokenizer.xml beside the model
+    (string ops ONNX has none of): the folder given as the model is openvino_model.xml, for
+    --genai, -o and run alike, and the tokenizer IRs are not read."""
+    import shutil
+
+    folder = tmp_path / "ov"
+    shutil.copytree(SAMPLES / "llama_fp32", folder)
+    for name in ("openvino_tokenizer.xml", "openvino_detokenizer.xml"):
+        (folder / name).write_text("<net name='tokenizer' version='11'><layers><layer id='0' "
+                                   "type='StringTensorUnpack' version='opset15'")  # not even XML
+    assert cli.main(["convert", str(folder), "--genai", str(tmp_path / "g")]) == 0
+    assert (tmp_path / "g" / "model.onnx").is_file()
+    assert cli.main(["convert", str(folder), "-o", str(tmp_path / "m.onnx"), "-q"]) == 0
+    assert (tmp_path / "m.onnx").is_file()
+    capsys.readouterr()
+    assert run_tokens(capsys, folder, prompt_file(tmp_path, "llama_fp32"), 4) == greedy_json("llama_fp32")["tokens"][:4]
+
+
 @pytest.mark.parametrize("name", STATEFUL + ["llama_stateless"])
 def test_onnxruntime_genai_generates_openvinos_greedy_tokens(name, tmp_path):
     og = pytest.importorskip("onnxruntime_genai", reason="onnxruntime-genai is not installed "

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..api import load_ir, write
 from ..errors import Ir2OnnxError
 from ..writer import hold_signal, remove_own_temps, sweep_stale_temps
-from .paths import ir_files, model_xml, os_errors, writable
+from .paths import folder_irs, model_xml, os_errors, writable
 from .summary import file_bytes, size_text
 
 _GLOB_CHARS = set("*?[")
@@ -55,7 +55,7 @@ def is_batch(models: list[str]) -> bool:
     arg = models[0]
     if _GLOB_CHARS & set(arg) and not Path(arg).exists():
         return True
-    return Path(arg).is_dir() and len(ir_files(Path(arg))) > 1
+    return Path(arg).is_dir() and len(folder_irs(Path(arg))) > 1
 
 
 def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:
@@ -66,7 +66,7 @@ def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:
     for arg in models:
         path = Path(arg)
         if path.is_dir():
-            xmls = ir_files(path)
+            xmls = folder_irs(path)
             if not xmls:
                 raise Ir2OnnxError(f"'{arg}' is a directory with no IR .xml file in it")
             found += [(x, x.relative_to(path).with_suffix(".onnx"), x.relative_to(path).as_posix()) for x in xmls]

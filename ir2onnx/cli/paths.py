@@ -5,7 +5,8 @@ Every problem is an :class:`~ir2onnx.errors.Ir2OnnxError` naming the path (exit 
 ``OSError`` escaping as an internal error:
 
 - an ``.onnx`` file, a ``.bin`` file or a directory given as the IR is recognised and named;
-  a directory that holds exactly one ``.xml`` is that IR;
+  a directory that holds exactly one ``.xml`` is that IR, and so is an optimum-intel export's
+  folder (``openvino_model.xml`` beside its tokenizer IRs);
 - ``-o DIR`` (an existing directory) and ``-o DIR/`` (created when missing) mean ``DIR/<stem>.onnx``;
 - an output whose folder cannot be made or written is refused before converting.
 """
@@ -49,11 +50,28 @@ def ir_files(directory: Path) -> list[Path]:
     return found
 
 
+# optimum-intel writes these beside openvino_model.xml (openvino-tokenizers' string ops: no ONNX)
+OPTIMUM_MODEL = "openvino_model.xml"
+OPTIMUM_TOKENIZERS = ("openvino_tokenizer.xml", "openvino_detokenizer.xml")
+
+
+def folder_irs(directory: Path) -> list[Path]:
+    """The IRs a folder argument stands for: :func:`ir_files`, except that an optimum-intel
+    export's folder (``openvino_model.xml`` and its tokenizer and detokenizer IRs, nothing else)
+    stands for its model alone."""
+    xmls = ir_files(directory)
+    model = directory / OPTIMUM_MODEL
+    if model in xmls and all(p == model or (p.parent == directory and p.name in OPTIMUM_TOKENIZERS)
+                             for p in xmls):
+        return [model]
+    return xmls
+
+
 def model_xml(arg: str | os.PathLike) -> Path:
     """The .xml a ``convert``/``run``/``check`` argument names, or an error that says what it is."""
     path = Path(arg)
     if path.is_dir():
-        xmls = ir_files(path)
+        xmls = folder_irs(path)
         if len(xmls) == 1:
             return xmls[0]
         if not xmls:

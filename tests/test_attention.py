@@ -9,7 +9,7 @@ import pytest
 
 import ir2onnx
 from ir2onnx.api import convert
-from ir2onnx.errors import InvalidLayer
+from ir2onnx.errors import InvalidLayer, Ir2OnnxError
 from ir2onnx.oracles.interpreter import evaluate
 from ir2onnx.testing import IRWriter, ov_parameter, ov_save, run_onnx, run_openvino
 
@@ -100,10 +100,10 @@ def test_mismatched_embedding_is_invalid(tmp_path):
         convert(w.save(tmp_path / "bad.xml"))
 
 
-def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8):
+def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8, length_from="k"):
     """torch's repeat_kv before SDPA, as OpenVINO writes it: k, v [B, kv, T, D] -> Unsqueeze(2)
-    -> Broadcast to [B, kv, rep, T, D] (the target from ShapeOf of another tensor, q's) ->
-    Reshape [0, kv*rep, -1, D]."""
+    -> Broadcast to [B, kv, rep, T, D] (the batch from ShapeOf of another tensor, q's; the length
+    from k's, or q's with ``length_from="q"``) -> Reshape [0, kv*rep, -1, D]."""
     q = ov_parameter([None, kv * rep, None, d], np.float32, "q")
     k, v = (ov_parameter([None, kv, None, d], np.float32, n) for n in "kv")
     qs, ks = ops.shape_of(q), ops.shape_of(k)
@@ -111,7 +111,8 @@ def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8):
     def pick(shape, i):
         return ops.gather(shape, ops.constant(np.array([i], np.int64)), ops.constant(np.int64(0)))
 
-    target = ops.concat([pick(qs, 0), ops.constant(np.array([kv, rep], np.int64)), pick(ks, 2),
+    length = pick(ks, 2) if length_from == "k" else pick(qs, 2)
+    target = ops.concat([pick(qs, 0), ops.constant(np.array([kv, rep], np.int64)), length,
                          ops.constant(np.array([d], np.int64))], 0)
 
     def repeat(x):
@@ -129,18 +130,19 @@ def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8):
 
 
 @pytest.mark.parametrize("mask_kind", ["none", "causal", "float1", "floatH", "bool"])
-def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind):
-    """The repeated K/V copies are gone (the Broadcast's Expand is unread and left out; the
-    attention expands K and V once each, rep = 1), and every output is OpenVINO's, the oracle's
-    and numpy's on the repeated heads."""
+@pytest.mark.parametrize("kv_batch", [2, 1])
+def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind, kv_batch):
+    """No copy of K or V at all (the Broadcast's Expand is unread and left out; the attention's
+    MatMuls read K and V as they are and broadcast them over the group and, for a key and value
+    of batch 1, over the batch, as the Broadcast did), and every output is OpenVINO's, the
+    oracle's and numpy's on the repeated heads."""
     xml = _gqa_ir(tmp_path, mask_kind)
     model = convert(xml)
-    expands = [n.name for n in model.graph.node if n.op_type == "Expand"]
-    assert len(expands) == 2 and all(name.startswith("ScaledDotProductAttention") for name in expands), expands
+    assert not [n.name for n in model.graph.node if n.op_type in ("Expand", "Tile")]
     rng = np.random.default_rng(8)
     feeds = {"q": rng.standard_normal((2, 6, 3, 8)).astype(np.float32),
-             "k": rng.standard_normal((2, 2, 5, 8)).astype(np.float32),
-             "v": rng.standard_normal((2, 2, 5, 8)).astype(np.float32)}
+             "k": rng.standard_normal((kv_batch, 2, 5, 8)).astype(np.float32),
+             "v": rng.standard_normal((kv_batch, 2, 5, 8)).astype(np.float32)}
     if mask_kind in ("float1", "floatH", "bool"):
         shape = (2, 6 if mask_kind == "floatH" else 1, 3, 5)
         feeds["m"] = rng.random(shape) > 0.3 if mask_kind == "bool" else rng.standard_normal(shape).astype(np.float32)
@@ -155,3 +157,23 @@ def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind
         bias = feeds["m"]
     rep = lambda x: np.repeat(x, 3, axis=1)  # noqa: E731
     np.testing.assert_allclose(got, _numpy_sdpa(feeds["q"], rep(feeds["k"]), rep(feeds["v"]), bias), **TOL)
+
+
+def test_grouped_query_attention_of_a_one_token_cache_broadcast_longer_raises(tmp_path):
+    """The documented deviation (docs/deviations.md): where repeat_kv's Broadcast would stretch a
+    key and value of length 1 to a longer target (here the query's length, 3; optimum-intel's
+    targets are the cache's own length, so its LLMs never do), onnxruntime raises a shape error
+    in the value MatMul rather than compute; OpenVINO computes."""
+    xml = _gqa_ir(tmp_path, "float1", length_from="q")
+    rng = np.random.default_rng(9)
+    feeds = {"q": rng.standard_normal((1, 6, 3, 8)).astype(np.float32),
+             "k": rng.standard_normal((1, 2, 1, 8)).astype(np.float32),
+             "v": rng.standard_normal((1, 2, 1, 8)).astype(np.float32),
+             "m": rng.standard_normal((1, 1, 3, 3)).astype(np.float32)}
+    assert run_openvino(xml, feeds)[0].shape == (1, 6, 3, 8)
+    with pytest.raises(Ir2OnnxError, match="MatMul dimension mismatch"):
+        run_onnx(xml, feeds)
+    feeds = {k: v for k, v in feeds.items() if k != "m"}  # the cache as long as the target: the same values
+    feeds["k"], feeds["v"] = (rng.standard_normal((1, 2, 3, 8)).astype(np.float32) for _ in range(2))
+    feeds["m"] = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
+    _check(xml, feeds)

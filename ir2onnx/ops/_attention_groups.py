@@ -8,12 +8,18 @@ KV heads than query heads) before ScaledDotProductAttention::
 Lowered op by op, the Expand writes ``rep`` copies of every layer's cache at every decode step
 and the attention MatMuls read them all. Here the attention is computed per KV group instead:
 the query heads ``h = g * rep + r`` are reshaped to ``[B, kv, rep, S, D]``, the key and value
-keep one copy of each head ``[B', kv, 1, T', D]`` (Expand to the Broadcast's target with ``rep``
-replaced by 1: the same broadcast of the batch and sequence dims), MatMul broadcasts them over
-``rep``, and the result is reshaped back to ``[B, kv*rep, S, Dv]``. Every score and output is the
-same dot product, over the same elements, as with the repeated heads. The Broadcast and Reshape
-that made the repeated copy are then unused and left out of the model
-(:func:`ir2onnx.lowering.node_lists.prune`).
+are read as the Unsqueeze leaves them, ``[B, kv, 1, T, D]``, with no copy, MatMul broadcasts them
+over ``rep`` (and a batch of 1 over B', as the Broadcast did), and the result is reshaped back to
+``[B, kv*rep, S, Dv]``. Every score and output is the same dot product, over the same elements,
+as with the repeated heads. The Broadcast and Reshape that made the repeated copy are then
+unused and left out of the model (:func:`ir2onnx.lowering.node_lists.prune`).
+
+The one thing the Broadcast did that the MatMuls do not: stretch a key and value of length
+``T = 1`` to a longer target ``T'``. The value MatMul then raises a shape error in onnxruntime
+where OpenVINO computes (docs/deviations.md). optimum-intel's target length is the cache's own
+(``ShapeOf`` of the past plus the new tokens' count), so its LLMs never take that path; the copy
+that keeping it would cost is one of each cache per layer and step (~2 ms of a 13 ms step at
+2,000 tokens on the 110M bench model).
 """
 from __future__ import annotations
 
@@ -83,13 +89,6 @@ def grouped_query(g, q: Value, k: Groups) -> Value | None:
         return None
     shape = g.Concat(dims_of(g, q, 0, 1), i64(g, [k.kv, k.rep]), dims_of(g, q, 2, 4), axis=0)
     return Value(g, q.etype, (q.shape[0], k.kv, k.rep, q.shape[2], q.shape[3]), name=g.Reshape(q, shape))
-
-
-def one_copy(g, k: Groups) -> str:
-    """The heads broadcast as the Broadcast did, but once: [B', kv, 1, T', D]."""
-    target = g.Concat(g.Slice(k.target, i64(g, [0]), i64(g, [2])), i64(g, [1]),
-                      g.Slice(k.target, i64(g, [3]), i64(g, [5])), axis=0)
-    return g.Expand(k.single, target if k.target.etype.name == "i64" else g.Cast(target, to=7))
 
 
 def mask_for_groups(g, mask: Value, k: Groups) -> Value | None:

@@ -105,8 +105,7 @@ def sdpa(ctx, layer, inputs):
     scale = _scale(g, layer, q, scale_v, dtype)
     if groups_k is not None and groups.fits(q, mask, groups_k, groups_v):  # GQA: no repeated K, V
         q5 = groups.grouped_query(g, q, groups_k)
-        k5, v5 = (Value(g, q.etype, (None, r.kv, 1, None, r.single.shape[4]), name=groups.one_copy(g, r))
-                  for r in (groups_k, groups_v))
+        k5, v5 = groups_k.single, groups_v.single
         bias = None if mask is None else groups.mask_for_groups(g, _bias_value(g, mask, q), groups_k)
         out = _attention(g, layer, q5, k5, v5, scale, bias, dtype)
         shape = (q.shape[0], groups_k.kv, groups_k.rep, q.shape[2], v.shape[-1])
@@ -136,7 +135,7 @@ def _standard(ctx, layer, q, k, v, mask, scale_v, groups_k, groups_v) -> str | N
         heads = groups_k.kv
         batch = {q.shape[0]} | {r.single.shape[0] for r in (groups_k, groups_v)}
         k, v = (Value(g, q.etype, (r.single.shape[0], r.kv, r.single.shape[3], r.single.shape[4]),
-                      name=g.Squeeze(groups.one_copy(g, r), i64(g, [2]))) for r in (groups_k, groups_v))
+                      name=g.Squeeze(r.single, i64(g, [2]))) for r in (groups_k, groups_v))
     else:
         heads = k.shape[1] if k.shape[1] == v.shape[1] else None
         batch = {x.shape[0] for x in (q, k, v)}

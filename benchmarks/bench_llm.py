@@ -18,7 +18,11 @@ for ``--bench``'s model):
   the cache concatenated from step to step by a plain session);
 - ``genai``: onnxruntime-genai on the ``convert --genai`` folder (when installed; GroupQueryAttention
   writing the cache in place);
-- ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given).
+- ``optimum_onnx``: onnxruntime on optimum's own ONNX export of the same model (when given);
+- ``kv_copy``: onnxruntime on a model of the ``ort`` model's cache appends alone (each cache
+  input concatenated with new keys or values of the step's length, the result the next step's
+  input): the least time per step that any model whose caches go in as ``past`` and come out as
+  ``present`` spends on its caches, where genai's shared buffer writes in place.
 
 onnxruntime sessions and genai's run with ``session.intra_op.allow_spinning=0`` (``--spinning``: 1,
 onnxruntime's default), ``--threads`` intra-op
@@ -53,6 +57,7 @@ SPINNING = ["0"]  # session.intra_op.allow_spinning of the onnxruntime runners (
 
 
 def ort_session(path, threads: int):
+    """An onnxruntime CPU session on ``path`` (a file, or a serialized model's bytes)."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -61,7 +66,8 @@ def ort_session(path, threads: int):
     opts.add_session_config_entry("session.intra_op.allow_spinning", SPINNING[0])
     opts.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", ACCURACY_LEVEL[0])
     opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(path if isinstance(path, bytes) else str(path), opts,
+                                providers=["CPUExecutionProvider"])
 
 
 def ort_runner(path, threads: int):
@@ -91,6 +97,50 @@ def ort_runner(path, threads: int):
             times.append(time.perf_counter() - t)
             tokens.append(int(ids[0, 0]))
         return tokens, times
+
+    return generate
+
+
+def kv_copy_runner(path, threads: int):
+    """onnxruntime on the Concats that append to the caches of the model at ``path``, and nothing
+    else: a step's new keys and values (zeros, the step's length) go in beside each cache."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper
+
+    model = onnx.load(str(path), load_external_data=False)
+    iface = llm.interface(model)
+    types = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
+    nodes, inputs, outputs = [], [], []
+    for c in iface.caches:
+        for name, seq in ((c.input, "past"), (c.input + "/new", "new")):
+            dims = [seq if i == c.sequence_axis else "batch" if i == c.batch_axis else d
+                    for i, d in enumerate(c.initial_shape)]
+            inputs.append(helper.make_tensor_value_info(name, types[c.input], dims))
+        nodes.append(helper.make_node("Concat", [c.input, c.input + "/new"], [c.output], axis=c.sequence_axis))
+        outputs.append(helper.make_tensor_value_info(c.output, types[c.input], None))
+    graph = helper.make_graph(nodes, "kv_copy", inputs, outputs)
+    sess = ort_session(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString(),
+                       threads)
+    dtypes = {i.name: runtime.input_dtype(i.type) for i in sess.get_inputs()}
+    names = [c.output for c in iface.caches]
+    inputs_of = {c.output: c.input for c in iface.caches}
+
+    def generate(ids: np.ndarray, n: int) -> tuple[list[int], list[float]]:
+        cache = {k: ort.OrtValue.ortvalue_from_numpy(v) for k, v in llm.empty_cache(iface, 1, dtypes).items()}
+        length, times = ids.shape[1], []
+        for _ in range(n):
+            t = time.perf_counter()
+            new = {}
+            for c in iface.caches:
+                shape = [length if i == c.sequence_axis else 1 if i == c.batch_axis else d
+                         for i, d in enumerate(c.initial_shape)]
+                new[c.input + "/new"] = ort.OrtValue.ortvalue_from_numpy(np.zeros(shape, dtypes[c.input]))
+            got = sess.run_with_ort_values(names, {**cache, **new})
+            cache = {inputs_of[name]: value for name, value in zip(names, got)}
+            length = 1
+            times.append(time.perf_counter() - t)
+        return [], times
 
     return generate
 
@@ -202,6 +252,7 @@ def main() -> None:
                "openvino": openvino_runner(xml, args.threads, {})}
     folder = write_folder(load_ir(xml), tmp / "genai", accuracy_level=int(args.accuracy_level))
     runners["ort_gqa"] = ort_runner(folder / "model.onnx", args.threads)
+    runners["kv_copy"] = kv_copy_runner(onnx_path, args.threads)
     try:
         import onnxruntime_genai  # noqa: F401
     except ImportError:

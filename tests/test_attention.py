@@ -177,3 +177,22 @@ def test_grouped_query_attention_of_a_one_token_cache_broadcast_longer_raises(tm
     feeds["k"], feeds["v"] = (rng.standard_normal((1, 2, 3, 8)).astype(np.float32) for _ in range(2))
     feeds["m"] = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
     _check(xml, feeds)
+
+
+def test_attention_23_of_a_one_row_cache_against_a_larger_batch_raises(tmp_path):
+    """The other half of that deviation: the ``onnx`` target's Attention-23 (opset 23) reads repeat_kv's
+    key and value as they are, and Attention does not broadcast a batch of 1 as the Broadcast did."""
+    import onnxruntime as ort
+
+    xml = _gqa_ir(tmp_path, "float1")
+    model = convert(xml, target="onnx", opset=23)
+    assert [n.op_type for n in model.graph.node].count("Attention") == 1
+    rng = np.random.default_rng(10)
+    feeds = {"q": rng.standard_normal((2, 6, 3, 8)).astype(np.float32),
+             "k": rng.standard_normal((1, 2, 5, 8)).astype(np.float32),
+             "v": rng.standard_normal((1, 2, 5, 8)).astype(np.float32),
+             "m": rng.standard_normal((2, 1, 3, 5)).astype(np.float32)}
+    assert run_openvino(xml, feeds)[0].shape == (2, 6, 3, 8)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception, match="inconsistent batch_size"):
+        session.run(None, feeds)

@@ -33,10 +33,9 @@ from ._common.shapes import dims_of, i64
 @dataclass
 class Groups:
     """One SDPA input made by repeat_kv: its heads before the repeat [B, kv, 1, T, D] (the
-    Unsqueeze's output), the Broadcast's target shape, and the group count and size."""
+    Unsqueeze's output), and the group count and size."""
 
     single: Value
-    target: Value
     kv: int
     rep: int
 
@@ -80,7 +79,7 @@ def repeated(ctx, layer, index: int) -> Groups | None:
     third = elements[2] in (-1, DimOf(wide, 3))
     if not first or elements[1] != kv * rep or not third or elements[3] != d:
         return None
-    return Groups(single, target, kv, rep)
+    return Groups(single, kv, rep)
 
 
 def grouped_query(g, q: Value, k: Groups) -> Value | None:

@@ -225,6 +225,37 @@ def test_a_folder_of_several_irs_without_o_writes_beside_each(capsys, tmp_path):
     shutil.rmtree(models)
 
 
+def _optimum_zoo(tmp_path) -> Path:
+    """Two optimum-intel-style exports (openvino_model.xml, and the tokenizer IRs optimum-cli
+    writes beside it, here not even XML) and a plain IR, in one folder."""
+    zoo = tmp_path / "zoo"
+    for name in ("bert", "llama"):
+        (zoo / name).mkdir(parents=True)
+        convert_model(zoo / name / "openvino_model.xml")
+        for tok in ("openvino_tokenizer.xml", "openvino_detokenizer.xml"):
+            (zoo / name / tok).write_text("<net")
+    (zoo / "tokenizer").mkdir()
+    convert_model(zoo / "tokenizer" / "openvino_tokenizer.xml")  # no model beside it: an IR like any
+    return zoo
+
+
+def test_a_folder_of_optimum_exports_leaves_their_tokenizer_irs_out(capsys, tmp_path):
+    """A zoo of optimum-intel exports converts and checks its models, not the tokenizer IRs
+    beside them (string ops ONNX has none of): one line names what was left out."""
+    zoo = _optimum_zoo(tmp_path)
+    assert main(["convert", str(zoo), "-o", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert _files(tmp_path / "out") == {"bert", "llama", "tokenizer", "bert/openvino_model.onnx",
+                                        "llama/openvino_model.onnx", "tokenizer/openvino_tokenizer.onnx"}
+    assert captured.out.splitlines()[-1] == "3 of 3 model(s) converted"
+    assert "left out 4 tokenizer IR(s) of optimum-intel exports" in captured.err
+    assert main(["check", str(zoo), "--no-openvino"]) == 0
+    captured = capsys.readouterr()
+    assert "3 model(s)" in captured.out and "openvino_detokenizer" not in captured.out
+    assert main(["convert", str(zoo / "bert"), "-o", str(tmp_path / "bert.onnx"), "-q"]) == 0  # one model
+    assert (tmp_path / "bert.onnx").is_file()
+
+
 def test_help_says_the_batch_exit_codes(capsys):
     with pytest.raises(SystemExit):
         main(["convert", "--help"])

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..api import load_ir, write
 from ..errors import Ir2OnnxError
 from ..writer import hold_signal, remove_own_temps, sweep_stale_temps
-from .paths import folder_irs, model_xml, os_errors, writable
+from .paths import folder_irs, model_xml, os_errors, tokenizers_left_out, writable
 from .summary import file_bytes, size_text
 
 _GLOB_CHARS = set("*?[")
@@ -56,6 +56,16 @@ def is_batch(models: list[str]) -> bool:
     if _GLOB_CHARS & set(arg) and not Path(arg).exists():
         return True
     return Path(arg).is_dir() and len(folder_irs(Path(arg))) > 1
+
+
+def note_left_out(models: list[str]) -> None:
+    """One stderr line naming the optimum-intel tokenizer IRs that the folder arguments leave out."""
+    left = tokenizers_left_out(models)
+    if left:
+        shown = ", ".join(p.as_posix() for p in left[:3]) + (" ..." if len(left) > 3 else "")
+        print(f"ir2onnx: left out {len(left)} tokenizer IR(s) of optimum-intel exports "
+              f"(openvino-tokenizers' string operations, which ONNX has none of): {shown}",
+              file=sys.stderr, flush=True)
 
 
 def model_files(models: list[str]) -> list[tuple[Path, Path, str]]:

@@ -17,7 +17,7 @@ from ..harness.report import _finite, to_dict, to_markdown
 from ..ir.names import input_name, parameters
 from ..ir.reader import load_ir
 from ..writer import atomic_file
-from .batch import model_files, run_parallel
+from .batch import model_files, note_left_out, run_parallel
 from .paths import os_errors
 
 
@@ -75,6 +75,8 @@ def run(models: list[str], options: dict, workers: int, quiet: bool, report: str
         raise Ir2OnnxError(f"--jobs must be at least 1, got {workers}")
     found = model_files(models)
     total = len(found)
+    if not quiet:
+        note_left_out(models)
 
     def done(i, row, count):
         if not quiet:

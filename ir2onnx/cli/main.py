@@ -30,7 +30,7 @@ from ..verify import check_timeout
 from ..version import __version__
 from ..writer import atomic_file, hold_signal, refuse_target, remove_own_temps, temporary_folder
 from . import check as check_command, selftest as selftest_command
-from .batch import is_batch, jobs_for, run_batch, table
+from .batch import is_batch, jobs_for, note_left_out, run_batch, table
 from .feeds import add_feed_args, add_precision_arg, add_target_arg, parse_feeds, parse_shapes
 from .folders import convert_folder, is_seq2seq_ir_folder
 from .paths import lookable, model_xml, onnx_output, os_errors, writable
@@ -267,6 +267,8 @@ def _convert_many(args) -> int:
     if args.accuracy_level is not None:
         raise Ir2OnnxError("--accuracy-level applies to --genai folders (one model)")
     jobs = jobs_for(args.model, args.output)
+    if not args.quiet:
+        note_left_out(args.model)
     options = dict(opset=args.opset, external_data=True if args.external_data else None,
                    verify=not args.no_verify, verify_timeout=args.verify_timeout, quantized=args.quantized,
                    compressed_weights=args.compressed_weights, rename=parse_renames(args.rename),

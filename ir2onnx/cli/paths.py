@@ -6,7 +6,7 @@ Every problem is an :class:`~ir2onnx.errors.Ir2OnnxError` naming the path (exit 
 
 - an ``.onnx`` file, a ``.bin`` file or a directory given as the IR is recognised and named;
   a directory that holds exactly one ``.xml`` is that IR, and so is an optimum-intel export's
-  folder (``openvino_model.xml`` beside its tokenizer IRs);
+  folder (``openvino_model.xml`` beside its tokenizer IRs, which are left out of every folder);
 - ``-o DIR`` (an existing directory) and ``-o DIR/`` (created when missing) mean ``DIR/<stem>.onnx``;
 - an output whose folder cannot be made or written is refused before converting.
 """
@@ -50,21 +50,26 @@ def ir_files(directory: Path) -> list[Path]:
     return found
 
 
-# optimum-intel writes these beside openvino_model.xml (openvino-tokenizers' string ops: no ONNX)
-OPTIMUM_MODEL = "openvino_model.xml"
+# optimum-intel writes these beside its model IRs (openvino_model.xml, openvino_encoder_model.xml
+# ...): openvino-tokenizers' string ops, which ONNX has none of
 OPTIMUM_TOKENIZERS = ("openvino_tokenizer.xml", "openvino_detokenizer.xml")
 
 
+def _tokenizer_beside_model(path: Path) -> bool:
+    return path.name in OPTIMUM_TOKENIZERS and any(
+        p.is_file() for p in path.parent.glob("openvino_*model.xml"))
+
+
 def folder_irs(directory: Path) -> list[Path]:
-    """The IRs a folder argument stands for: :func:`ir_files`, except that an optimum-intel
-    export's folder (``openvino_model.xml`` and its tokenizer and detokenizer IRs, nothing else)
-    stands for its model alone."""
-    xmls = ir_files(directory)
-    model = directory / OPTIMUM_MODEL
-    if model in xmls and all(p == model or (p.parent == directory and p.name in OPTIMUM_TOKENIZERS)
-                             for p in xmls):
-        return [model]
-    return xmls
+    """The IRs a folder argument stands for: :func:`ir_files`, less the tokenizer and detokenizer
+    IRs of optimum-intel exports (beside an ``openvino_*model.xml``), so that an optimum-intel
+    folder stands for its model, and a folder of them for their models."""
+    return [p for p in ir_files(directory) if not _tokenizer_beside_model(p)]
+
+
+def tokenizers_left_out(args: list) -> list[Path]:
+    """The tokenizer IRs :func:`folder_irs` leaves out of the folder arguments among ``args``."""
+    return [p for a in args if Path(a).is_dir() for p in ir_files(Path(a)) if _tokenizer_beside_model(p)]
 
 
 def model_xml(arg: str | os.PathLike) -> Path:

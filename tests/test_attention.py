@@ -159,24 +159,26 @@ def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind
     np.testing.assert_allclose(got, _numpy_sdpa(feeds["q"], rep(feeds["k"]), rep(feeds["v"]), bias), **TOL)
 
 
+def _gqa_feeds(seed, batch, kv_batch, kv_length, mask_width):
+    """Feeds of :func:`_gqa_ir` with a float mask: 3 queries, 6 heads, 2 KV heads, head size 8."""
+    rng = np.random.default_rng(seed)
+    return {"q": rng.standard_normal((batch, 6, 3, 8)).astype(np.float32),
+            "k": rng.standard_normal((kv_batch, 2, kv_length, 8)).astype(np.float32),
+            "v": rng.standard_normal((kv_batch, 2, kv_length, 8)).astype(np.float32),
+            "m": rng.standard_normal((batch, 1, 3, mask_width)).astype(np.float32)}
+
+
 def test_grouped_query_attention_of_a_one_token_cache_broadcast_longer_raises(tmp_path):
     """The documented deviation (docs/deviations.md): where repeat_kv's Broadcast would stretch a
     key and value of length 1 to a longer target (here the query's length, 3; optimum-intel's
     targets are the cache's own length, so its LLMs never do), onnxruntime raises a shape error
     in the value MatMul rather than compute; OpenVINO computes."""
     xml = _gqa_ir(tmp_path, "float1", length_from="q")
-    rng = np.random.default_rng(9)
-    feeds = {"q": rng.standard_normal((1, 6, 3, 8)).astype(np.float32),
-             "k": rng.standard_normal((1, 2, 1, 8)).astype(np.float32),
-             "v": rng.standard_normal((1, 2, 1, 8)).astype(np.float32),
-             "m": rng.standard_normal((1, 1, 3, 3)).astype(np.float32)}
+    feeds = _gqa_feeds(9, batch=1, kv_batch=1, kv_length=1, mask_width=3)
     assert run_openvino(xml, feeds)[0].shape == (1, 6, 3, 8)
     with pytest.raises(Ir2OnnxError, match="MatMul dimension mismatch"):
         run_onnx(xml, feeds)
-    feeds = {k: v for k, v in feeds.items() if k != "m"}  # the cache as long as the target: the same values
-    feeds["k"], feeds["v"] = (rng.standard_normal((1, 2, 3, 8)).astype(np.float32) for _ in range(2))
-    feeds["m"] = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
-    _check(xml, feeds)
+    _check(xml, _gqa_feeds(11, batch=1, kv_batch=1, kv_length=3, mask_width=3))  # as long as the target
 
 
 def test_attention_23_of_a_one_row_cache_against_a_larger_batch_raises(tmp_path):
@@ -187,11 +189,7 @@ def test_attention_23_of_a_one_row_cache_against_a_larger_batch_raises(tmp_path)
     xml = _gqa_ir(tmp_path, "float1")
     model = convert(xml, target="onnx", opset=23)
     assert [n.op_type for n in model.graph.node].count("Attention") == 1
-    rng = np.random.default_rng(10)
-    feeds = {"q": rng.standard_normal((2, 6, 3, 8)).astype(np.float32),
-             "k": rng.standard_normal((1, 2, 5, 8)).astype(np.float32),
-             "v": rng.standard_normal((1, 2, 5, 8)).astype(np.float32),
-             "m": rng.standard_normal((2, 1, 3, 5)).astype(np.float32)}
+    feeds = _gqa_feeds(10, batch=2, kv_batch=1, kv_length=5, mask_width=5)
     assert run_openvino(xml, feeds)[0].shape == (2, 6, 3, 8)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     with pytest.raises(Exception, match="inconsistent batch_size"):

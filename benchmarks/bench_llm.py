@@ -37,7 +37,9 @@ ir2onnx's output (model + external data) against the IR's .bin.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -245,6 +247,7 @@ def main() -> None:
 
     xml = args.ir_dir / "openvino_model.xml"
     tmp = Path(tempfile.mkdtemp(prefix="bench-llm-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # the converted models: GBs per run
     onnx_path = convert_file(xml, tmp / "model.onnx")
     print(f"ir2onnx file: {sizes(onnx_path, xml.with_suffix('.bin'))}")
     runners = {"ort": ort_runner(onnx_path, args.threads),

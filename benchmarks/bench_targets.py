@@ -15,6 +15,8 @@ of every runner are printed: they must be equal. One IR per process (run it once
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -42,6 +44,7 @@ def main() -> None:
     bench_llm.ACCURACY_LEVEL[0] = args.accuracy_level
     xml = args.ir_dir / "openvino_model.xml"
     tmp = Path(tempfile.mkdtemp(prefix="bench-targets-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # the converted models: GBs per run
     runners = {}
     for spec in args.targets:
         target, _, opset = spec.partition(":")

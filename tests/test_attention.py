@@ -131,7 +131,7 @@ def _gqa_ir(tmp_path, mask_kind, kv=2, rep=3, d=8, length_from="k"):
 
 @pytest.mark.parametrize("mask_kind", ["none", "causal", "float1", "floatH", "bool"])
 @pytest.mark.parametrize("kv_batch", [2, 1])
-def test_grouped_query_attention_keeps_one_copy_of_the_heads(tmp_path, mask_kind, kv_batch):
+def test_grouped_query_attention_reads_the_heads_without_a_copy(tmp_path, mask_kind, kv_batch):
     """No copy of K or V at all (the Broadcast's Expand is unread and left out; the attention's
     MatMuls read K and V as they are and broadcast them over the group and, for a key and value
     of batch 1, over the batch, as the Broadcast did), and every output is OpenVINO's, the
@@ -192,5 +192,5 @@ def test_attention_23_of_a_one_row_cache_against_a_larger_batch_raises(tmp_path)
     feeds = _gqa_feeds(10, batch=2, kv_batch=1, kv_length=5, mask_width=5)
     assert run_openvino(xml, feeds)[0].shape == (2, 6, 3, 8)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    with pytest.raises(Exception, match="inconsistent batch_size"):
+    with pytest.raises(ort.capi.onnxruntime_pybind11_state.RuntimeException, match="inconsistent batch_size"):
         session.run(None, feeds)
